@@ -1,0 +1,38 @@
+# The two set-up commands of the README:
+#   make demo   installs Tsumo and scores the bundled example photo with the shipped models
+#   make test   installs what the tests need (Python extras, Chromium, CJK fonts) and runs them all
+PY ?= python3
+PIP = $(PY) -m pip install -q --disable-pip-version-check
+APT_PKGS = chromium fonts-noto-cjk fonts-ipaexfont-gothic fonts-ipaexfont-mincho fonts-wqy-microhei fonts-vlgothic
+
+.PHONY: install demo test-deps test test-fast test-slow train-env
+
+install:
+	$(PIP) -e .
+
+demo: install
+	tsumo score examples/hand.jpg --rules tenhou --round E --seat S --tsumo --annotate examples/hand.annotated.jpg
+
+test-deps: install
+	$(PIP) -e ".[test]"
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) \
+	    || echo "warning: could not install$$missing; tests that need them will skip"; \
+	fi
+
+# Default run (fast), then the slow marker; pytest's exit 5 (nothing selected) is not a failure.
+test: test-deps
+	$(PY) -m pytest -q
+	$(PY) -m pytest -q -m slow || [ $$? -eq 5 ]
+
+test-fast: install
+	$(PY) -m pytest -q
+
+# Training runs in its own virtualenv: ultralytics needs opencv-python, which clashes with the
+# opencv-python-headless of the runtime environment.
+train-env:
+	$(PY) -m venv .venv-train
+	.venv-train/bin/pip install -q torch==2.14.1 torchvision==0.29.1
+	.venv-train/bin/pip install -q -e ".[train]"

@@ -1,0 +1,1 @@
+"""The scoring engine: pure Python, no heavy dependencies."""

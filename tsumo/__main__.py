@@ -1,0 +1,3 @@
+from tsumo.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,59 @@
+"""`tsumo` — one command line for everything.
+
+Each sub-command lives in its own module under `tsumo/commands/` and exposes
+`register(subparsers)`; that module's `run(args) -> int` does the work. Heavy imports
+(onnxruntime, FastAPI, OpenCV) happen inside `run`, so `tsumo hand …` starts fast.
+
+Exit codes: 0 success, 2 bad input (with a message on stderr), 1 unexpected failure.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Sub-command modules, in the order `tsumo --help` lists them.
+COMMANDS = [
+    "hand", "batch", "rules",            # scoring engine
+    "score", "read", "eval_photos",      # photos
+    "serve",                             # HTTP API and phone page
+    "audit",                             # recorded footage
+    "train", "eval",                     # models
+]
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as `tsumo: error: …`, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="tsumo", description="Score riichi-mahjong hands, from text or photos.")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"tsumo.commands.{name}")
+        except ModuleNotFoundError as exc:  # a command not built yet in this checkout
+            if exc.name == f"tsumo.commands.{name}":
+                continue
+            raise
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except UsageError as exc:
+        print(f"tsumo: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Tile detection and hand reading: photo → tiles → hand (see ARCHITECTURE.md)."""
