@@ -1,0 +1,94 @@
+"""The FastAPI application: `create_app(settings)` builds one, with its own state.
+
+    uvicorn --factory api.app:create_app        # settings from TSUMO_* environment variables
+    tsumo serve --port 8000 --models models/    # the same, with flags
+
+The lifespan starts loading the photo reader (once, in a thread) and the server answers at once:
+`/healthz` is 503 "loading" until the models are in, then 200. Hand scoring and the rules never
+wait for the models. Docs (Swagger UI, ReDoc) are served from local files, no CDN.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
+
+from api.inference import InferenceGate, Reader, ReaderState
+from api.request_log import RequestLogMiddleware
+from api.routes import hands, health, page, photos, rules
+from api.settings import ApiSettings
+
+ReaderFactory = Callable[[ApiSettings], Reader]
+
+DESCRIPTION = """Score riichi-mahjong hands from a photo or from JSON.
+
+* `POST /v1/photos/score` — a photo (+ optional context) → the tiles read, the hand, its score.
+* `POST /v1/photos/read` — the reading only.
+* `POST /v1/hands/score` — a hand as JSON (CONTRACTS §1) → its score (§2).
+* `GET /v1/rules` — the rule-set presets; `GET /v1/rules/{name}` — every field of one.
+
+The phone page is at `/`.
+"""
+
+
+def load_photo_reader(settings: ApiSettings) -> Reader:
+    """The real reader: both ONNX models from `settings.models_dir` (or the shipped ones)."""
+    from vision.pipeline import PhotoReader
+
+    return PhotoReader(models_dir=settings.models_dir, threads=settings.reader_threads)
+
+
+def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactory | None = None) -> FastAPI:
+    """Build the app. `reader_factory(settings)` makes the photo reader (default: the ONNX one)."""
+    settings = settings or ApiSettings.from_env()
+    factory = reader_factory or load_photo_reader
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        state: ReaderState = app.state.reader_state
+        if settings.load_models:
+            # A daemon thread, not the request thread pool: loading must not take a request slot,
+            # and the server must answer /healthz (503 "loading") meanwhile.
+            threading.Thread(
+                target=state.load, args=(lambda: factory(settings),), name="tsumo-model-load", daemon=True
+            ).start()
+        yield
+
+    app = FastAPIOffline(
+        title="Tsumo",
+        version="1.0",
+        summary="Point a phone at a winning riichi-mahjong hand and get its score.",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+        max_body_size=settings.max_json_bytes,
+        static_url="/static-docs",
+    )
+    app.state.settings = settings
+    app.state.reader_state = ReaderState(status="loading" if settings.load_models else "disabled")
+    app.state.gate = InferenceGate(workers=settings.inference_workers, queue=settings.inference_queue)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def name_the_limit(request: Request, exc: StarletteHTTPException):  # type: ignore[no-untyped-def]
+        """Starlette's body limit says only "Content Too Large"; say which limit, in bytes."""
+        if exc.status_code == 413 and exc.detail == "Content Too Large":
+            limit = request.scope.get(MAX_BODY_SIZE_SCOPE_KEY)
+            exc = StarletteHTTPException(
+                413, f"request body is over this endpoint's limit of {limit:,} bytes" if limit else "request body too large"
+            )
+        return await http_exception_handler(request, exc)
+
+    app.include_router(health.router)
+    app.include_router(hands.router)
+    app.include_router(rules.router)
+    app.include_router(photos.router, max_body_size=settings.max_photo_bytes)
+    app.include_router(page.router)
+    app.mount("/static", StaticFiles(directory=page.STATIC_DIR), name="static")
+    app.add_middleware(RequestLogMiddleware)
+    return app

@@ -1,0 +1,78 @@
+"""The photo request's `context` field: parse it, and merge it into the hand the photo gave.
+
+Kept apart from the routes so the rules (what context may say, what wins over the reading) are
+plain functions with their own tests.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+
+from api.schemas import PhotoContext
+
+TILE_KEYS = ("concealed", "melds")
+LOC = ("body", "context")
+
+
+def _error(loc: tuple[Any, ...], msg: str, kind: str, value: Any) -> RequestValidationError:
+    return RequestValidationError([{"type": kind, "loc": (*LOC, *loc), "msg": msg, "input": value}])
+
+
+def parse_context(raw: str | None) -> PhotoContext:
+    """A `context` form value → `PhotoContext`; a 422-ready error naming the field if it is wrong."""
+    if raw is None or raw.strip() == "":
+        return PhotoContext()
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise _error((), f"context is not valid JSON: {exc.msg} at character {exc.pos}", "json_invalid", raw) from exc
+    if not isinstance(data, dict):
+        raise _error((), "context must be a JSON object, e.g. {\"win\": \"tsumo\"}", "dict_type", data)
+    for key in TILE_KEYS:
+        if key in data:
+            raise _error(
+                (key,),
+                f"'{key}' is read from the photo and cannot be given in context; "
+                "to score corrected tiles, POST the whole hand to /v1/hands/score",
+                "tiles_from_photo",
+                data[key],
+            )
+    try:
+        return PhotoContext.model_validate(data)
+    except ValidationError as exc:
+        errors = [
+            {"type": e["type"], "loc": (*LOC, *e["loc"]), "msg": e["msg"], "input": e.get("input")}
+            for e in exc.errors(include_url=False)
+        ]
+        raise RequestValidationError(errors) from exc
+
+
+def merge_hand(read_hand: dict[str, Any], context: PhotoContext) -> dict[str, Any]:
+    """The §1 hand to score: the photo's tiles, then every key the user gave (the user wins).
+
+    `win_tile` in context overrides the reading's choice; the engine checks it is in the hand.
+    """
+    hand = {key: value for key, value in read_hand.items() if value is not None}
+    hand.update(context.model_dump(exclude_unset=True, exclude_none=True))
+    return hand
+
+
+def resolve_context_rules(context: PhotoContext) -> Any:
+    """The rule set the context names, checked before any photo work (422 naming the field)."""
+    from scoring import HandError, resolve_rules
+
+    try:
+        return resolve_rules(context.rules)
+    except HandError as exc:
+        field = getattr(exc, "field", None) or "rules"
+        raise _error(tuple(field.split(".")), str(exc), "rules_invalid", context.rules) from exc
+
+
+def players_for(context: PhotoContext, rules: Any) -> int:
+    """How many players the reader should assume (3 lets it look for set-aside norths)."""
+    if context.players is not None:
+        return context.players
+    return int(getattr(rules, "players", 4))

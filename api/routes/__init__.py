@@ -1,0 +1,1 @@
+"""One module per group of endpoints; `api.app.create_app` includes their routers."""

@@ -1,0 +1,192 @@
+"""Pydantic models of the JSON the API takes and gives (CONTRACTS §1, §2, §4).
+
+They validate the *shape* (types, allowed words, tile notation) so a malformed request gets a 422
+naming the field before any work is done; whether a hand is legal and scores is the engine's
+call (`scoring.score_json`). Output models allow extra keys: the engine and the reader may add
+fields (CONTRACTS: "extend freely"), and the API passes them on.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Seat = Literal["left", "across", "right"]
+Wind = Literal["E", "S", "W", "N"]
+TILES_PATTERN = r"^([0-9]+[mpsz])+$"
+TILE_PATTERN = r"^[0-9][mpsz]$"
+
+Tile = Annotated[str, Field(pattern=TILE_PATTERN, description="one tile in MPSZ notation, e.g. `3m`, `0p`, `7z`")]
+
+
+class Meld(BaseModel):
+    """A called or declared set, as in CONTRACTS §1."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    kind: Literal["chi", "pon", "minkan", "kakan", "ankan"]
+    tiles: str = Field(pattern=TILES_PATTERN, max_length=16, description="the meld's tiles, e.g. `777z`")
+    called: str | None = Field(None, pattern=TILE_PATTERN, description="the tile taken from another seat")
+    from_: Seat | None = Field(None, alias="from", description="the seat it came from, relative to the winner")
+
+
+class HandContext(BaseModel):
+    """Everything about a win except the tiles: rules, how it was won, winds, dora, flags, counters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: str | dict[str, Any] | None = Field(
+        None, description='a preset name (GET /v1/rules) or `{"preset": "tenhou", ...overrides}`'
+    )
+    win: Literal["ron", "tsumo"] | None = None
+    round_wind: Wind | None = None
+    seat_wind: Wind | None = None
+    dora_indicators: list[Tile] | None = Field(None, max_length=10)
+    ura_indicators: list[Tile] | None = Field(None, max_length=10)
+    riichi: bool | None = None
+    double_riichi: bool | None = None
+    ippatsu: bool | None = None
+    rinshan: bool | None = None
+    chankan: bool | None = None
+    haitei: bool | None = None
+    houtei: bool | None = None
+    tenhou: bool | None = None
+    chiihou: bool | None = None
+    renhou: bool | None = None
+    honba: int | None = Field(None, ge=0, le=1000)
+    kyotaku: int | None = Field(None, ge=0, le=1000, description="riichi sticks on the table")
+    nukidora: int | None = Field(None, ge=0, le=4, description="norths set aside (3-player)")
+    discarder: Seat | None = Field(None, description="ron only: the seat that dealt in, relative to the winner")
+    players: Literal[3, 4] | None = None
+
+
+class HandIn(HandContext):
+    """CONTRACTS §1: a hand to score. `id` is echoed back; `expected` (as in batch files) is ignored."""
+
+    concealed: str = Field(
+        pattern=TILES_PATTERN, max_length=64,
+        description="every tile not in a meld, including the winning tile (MPSZ)",
+    )
+    win_tile: str = Field(pattern=TILE_PATTERN, description="the winning tile; one of `concealed`")
+    melds: list[Meld] = Field(default_factory=list, max_length=4)
+    id: str | int | None = None
+    expected: Any = None
+
+    def to_contract(self) -> dict[str, Any]:
+        """The §1 dict for `score_json`: only keys the caller gave, so the engine's defaults apply."""
+        data = self.model_dump(by_alias=True, exclude_unset=True, exclude={"expected"})
+        if "melds" in data:
+            data["melds"] = [m.model_dump(by_alias=True, exclude_none=True) for m in self.melds]
+        return data
+
+
+class PhotoContext(HandContext):
+    """CONTRACTS §4 `context`: any §1 key except the tiles (`concealed`, `melds`), which come
+    from the photo (`api.context.parse_context` says so by name if they are sent)."""
+
+    win_tile: str | None = Field(
+        None, pattern=TILE_PATTERN, description="override the winning tile the reading chose"
+    )
+
+
+# ---- results (CONTRACTS §2) --------------------------------------------------------------------
+
+
+class YakuEntry(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    name: str
+    han: int
+    name_ja: str | None = None
+
+
+class ScoreResult(BaseModel):
+    """CONTRACTS §2. On an unscorable hand `error` says why and the figures may be null."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str | int | None = None
+    han: int | None = None
+    fu: int | None = None
+    yakuman: int | None = None
+    limit: str | None = None
+    points: int | None = None
+    payments: dict[str, int] | None = None
+    total: int | None = None
+    yaku: list[YakuEntry] | None = None
+    error: str | None = None
+
+
+class HandOut(BaseModel):
+    """The §1 hand that was scored (the reading's tiles with the request's context merged in)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    concealed: str
+    win_tile: str | None = None
+    melds: list[dict[str, Any]] = Field(default_factory=list)
+
+
+# ---- photos (CONTRACTS §4) ---------------------------------------------------------------------
+
+
+class ImageInfo(BaseModel):
+    format: str
+    width: int
+    height: int
+
+
+class PhotoReading(BaseModel):
+    """The reader's output (`vision.reading.Reading.to_json()`, documented in docs/vision.md):
+    every tile with its box, class, confidence and candidates, the groups, and the hand (§1 tile
+    keys) or null when no complete hand could be read."""
+
+    model_config = ConfigDict(extra="allow")
+
+    tiles: list[dict[str, Any]] = Field(default_factory=list)
+    groups: list[dict[str, Any]] = Field(default_factory=list)
+    hand: dict[str, Any] | None = None
+
+
+class PhotoReadResponse(BaseModel):
+    image: ImageInfo
+    reading: PhotoReading
+    kept: str | None = Field(None, description="file name under the server's keep folder, if `keep=true`")
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class PhotoScoreResponse(PhotoReadResponse):
+    hand: HandOut | None = Field(None, description="the §1 hand scored: the reading plus the context")
+    result: ScoreResult | None = Field(None, description="CONTRACTS §2; null when no hand could be read")
+    error: str | None = Field(None, description="why there is no score (no hand read, or the engine's error)")
+
+
+# ---- rules, health, errors -----------------------------------------------------------------------
+
+
+class RuleSetSummary(BaseModel):
+    name: str
+    players: int
+    description: str | None = None
+
+
+class RuleField(BaseModel):
+    name: str
+    value: Any
+    doc: str | None = None
+
+
+class RuleSetDetail(RuleSetSummary):
+    fields: list[RuleField]
+
+
+class Health(BaseModel):
+    status: Literal["ready", "loading", "failed", "disabled"]
+    models_loaded: bool
+    error: str | None = None
+    load_seconds: float | None = None
+    in_flight: int = 0
+
+
+class ErrorBody(BaseModel):
+    detail: str
