@@ -37,6 +37,23 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line, ensure_ascii=False, default=str)
 
 
+def logging_config(level: str = "info") -> dict[str, Any]:
+    """A `logging.config.dictConfig` for uvicorn (`log_config=`): the server's own messages and
+    the API's request lines, all as JSON on stderr. Uvicorn's access log is off: ours replaces it."""
+    lvl = level.upper()
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"json": {"()": f"{__name__}.JsonFormatter"}},
+        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
+        "loggers": {
+            "uvicorn": {"handlers": ["stderr"], "level": lvl, "propagate": False},
+            "uvicorn.access": {"handlers": [], "level": "WARNING", "propagate": False},
+            LOGGER_NAME: {"handlers": ["stderr"], "level": lvl, "propagate": False},
+        },
+    }
+
+
 def configure_logging(level: str = "info") -> None:
     """Send the API's logs to stderr as JSON lines (called by `tsumo serve`)."""
     handler = logging.StreamHandler()
