@@ -1,0 +1,170 @@
+"""Layout on geometric scenes: tiles placed from a §3 sequence, read back into the same groups.
+
+`scene_from_sequence` builds the `TileDetection`s a perfect recogniser would return for a hand
+laid out on the table (in the hand frame), optionally with distractor tiles (a wall, discards,
+another player's hand). The reading tests reuse it.
+"""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from vision.classes import BACK, TILE_CLASSES
+from vision.layout import arrange
+from vision.recognize import Candidate, TileDetection
+from vision.sequence import format_sequence, parse_sequence
+
+U = 100.0  # tile height; width is 0.75 U
+
+
+def _det(box, label, rotation=0, conf=0.95, rng=None) -> TileDetection:
+    rng = rng or random.Random(0)
+    others = [c for c in TILE_CLASSES if c != label]
+    alt = rng.sample(others, 2)
+    cands = (Candidate(label, conf), Candidate(alt[0], (1 - conf) * 0.7), Candidate(alt[1], (1 - conf) * 0.3))
+    return TileDetection(box=tuple(box), frame_box=tuple(box), label=label, rotation=rotation,
+                         confidence=conf, candidates=cands)
+
+
+def scene_from_sequence(seq: str, *, rng: random.Random | None = None, gaps: str = "random",
+                        off_row_drawn: bool = False, distractors: bool = False,
+                        upside_down_some: bool = False) -> list[TileDetection]:
+    """Tiles for `seq` laid left to right on y ∈ [−U, 0] (owner below), in the hand frame.
+
+    gaps: "random" (groups 0.35–0.9 U apart), "none" (everything touches), "wide".
+    """
+    rng = rng or random.Random(1)
+    groups = parse_sequence(seq)
+    tiles: list[TileDetection] = []
+    x = 0.0
+    last_sideways_box = None
+    for gi, group in enumerate(groups):
+        is_drawn_apart = off_row_drawn and gi == 1 and len(group) == 1 and len(groups) >= 2
+        if gi > 0 and not is_drawn_apart:
+            x += {"random": rng.uniform(0.35, 0.9) * U, "none": rng.uniform(0, 0.03) * U,
+                  "wide": rng.uniform(1.0, 1.8) * U}[gaps]
+        for t in group:
+            if is_drawn_apart:
+                box = (0.2 * U, -2.25 * U, 0.95 * U, -1.25 * U)
+                tiles.append(_det(box, t.label, 0, rng=rng))
+                continue
+            if t.stacked:
+                bx1, by1, bx2, by2 = last_sideways_box
+                h = by2 - by1
+                box = (bx1 + rng.uniform(-0.03, 0.03) * U, by1 - h - 0.02 * U, bx2, by1 - 0.02 * U)
+                tiles.append(_det(box, t.label, rng.choice((90, 270)), rng=rng))
+                continue
+            w, h = (U, 0.75 * U) if t.sideways else (0.75 * U, U)
+            y2 = rng.uniform(-0.03, 0.03) * U
+            box = (x, y2 - h, x + w, y2)
+            rot = rng.choice((90, 270)) if t.sideways else (180 if upside_down_some and rng.random() < 0.15 else 0)
+            tiles.append(_det(box, t.label, rot, rng=rng))
+            if t.sideways:
+                last_sideways_box = box
+            x += w + rng.uniform(0, 0.04) * U
+    if distractors:
+        faces = [c for c in TILE_CLASSES if c != BACK]
+        # a wall: two-high stack of small face-down tiles far above the hand
+        for k in range(17):
+            s = 0.6
+            bx = -2 * U + k * 0.75 * U * s
+            tiles.append(_det((bx, -5.0 * U, bx + 0.75 * U * s, -5.0 * U + s * U), BACK, rng=rng))
+        # discards: two short rows of smaller face-up tiles
+        for r in range(2):
+            for k in range(6):
+                s = 0.7
+                bx = 2 * U + k * 0.75 * U * s
+                by = -3.6 * U + r * s * U
+                tiles.append(_det((bx, by, bx + 0.75 * U * s, by + s * U), rng.choice(faces), 180, rng=rng))
+        # a stray tile far to the right
+        tiles.append(_det((x + 4 * U, -3 * U, x + 4.75 * U, -2 * U), rng.choice(faces), rng=rng))
+    rng.shuffle(tiles)
+    return tiles
+
+
+def read_layout(tiles, players=4) -> str:
+    arrangements = arrange(tiles, players=players)
+    assert arrangements, "no arrangement"
+    return format_sequence(arrangements[0].to_sequence(tiles))
+
+
+CASES = {
+    "closed 14, drawn apart": "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z",
+    "closed 14, drawn touching": "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z 5z",
+    "chi from left": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 3s- 4s 5s",
+    "pon from across": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 7z 7z- 7z",
+    "pon from right": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 7z 7z 7z-",
+    "minkan from left": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 2z- 2z 2z 2z",
+    "minkan from across": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 2z 2z- 2z 2z",
+    "minkan from right": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 2z 2z 2z 2z-",
+    "kakan from left": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 9m- 9m= 9m 9m",
+    "kakan from across": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 9m 9m- 9m= 9m",
+    "kakan from right": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 9m 9m 9m- 9m=",
+    "ankan ends down": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | x 3p 3p x",
+    "ankan middle down": "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 3p x x 3p",
+    "four melds": "1z | 1z | 2m- 3m 4m | 7z 7z- 7z | x 3p 3p x | 9m 9m 9m- 9m=",
+    "two melds": "2m 3m 4m 6p 7p 8p 1z | 1z | 5s 5s- 5s | 6s- 7s 8s",
+    "seven pairs, sideways win tile": "4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z 7z 7z 4s-",
+    "13 tiles (no winning tile)": "0m 6m 7m 8m 8m 2s 3s 4s 0s 6s 5p 6p 7p",
+    "partial 8 tiles": "3s 0p 3z 1p 1s 6z 8p 0s",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("gaps", ["random", "wide"])
+def test_every_layout_reads_back(name, gaps):
+    seq = CASES[name]
+    for seed in range(5):
+        tiles = scene_from_sequence(seq, rng=random.Random(seed), gaps=gaps)
+        assert read_layout(tiles) == seq, f"seed {seed}"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_layouts_with_distractors(name):
+    seq = CASES[name]
+    for seed in range(5):
+        tiles = scene_from_sequence(seq, rng=random.Random(100 + seed), distractors=True)
+        assert read_layout(tiles) == seq, f"seed {seed}"
+
+
+def test_kakan_touching_closed_part_and_drawn_off_row():
+    """lietxia_70008812: the kan touches the closed tiles, the drawn tile lies above the row."""
+    seq = "4s 5s 6s 5p 5p 4z 4z 5z 5z 5z | 0p | 9m- 9m= 9m 9m"
+    for seed in range(5):
+        tiles = scene_from_sequence(seq, rng=random.Random(seed), gaps="none", off_row_drawn=True,
+                                    distractors=True)
+        assert read_layout(tiles) == seq
+
+
+def test_directions_and_kinds():
+    tiles = scene_from_sequence("1z | 1z | 2m- 3m 4m | 7z 7z- 7z | x 3p 3p x | 9m 9m 9m- 9m=")
+    best = arrange(tiles)[0]
+    melds = [g for g in best.groups if g.is_meld]
+    assert [(g.kind, g.direction) for g in melds] == [
+        ("called", "left"), ("called", "across"), ("ankan", None), ("kakan", "right")]
+    assert [g.kind for g in best.groups[:2]] == ["closed", "drawn"]
+    kakan = melds[3]
+    assert tiles[kakan.added].label == "9m" and kakan.called in kakan.tiles
+    assert best.tile_count == 14
+
+
+def test_nuki_dora_in_three_player():
+    seq = "1p 2p 3p 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z | 4z 4z"
+    for seed in range(3):
+        tiles = scene_from_sequence(seq, rng=random.Random(seed))
+        best = arrange(tiles, players=3)[0]
+        assert best.groups[-1].kind == "nuki" and len(best.groups[-1].tiles) == 2
+        assert format_sequence(best.to_sequence(tiles)) == seq
+
+
+def test_ambiguous_sideways_end_gives_both_readings():
+    """A sideways tile at the end with no gap: winning tile, or a pon from the right."""
+    tiles = scene_from_sequence("4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z 7z 7z 4s-", gaps="none")
+    readings = [format_sequence(a.to_sequence(tiles)) for a in arrange(tiles)]
+    assert readings[0] == "4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z 7z 7z 4s-"  # 7z 7z 4s is no set
+    assert "4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z | 7z 7z 4s-" in readings
+
+
+def test_no_tiles():
+    assert arrange([]) == []

@@ -1,0 +1,318 @@
+"""Read tiles in the hand frame → the hand's physical groups.
+
+In the hand frame (see `vision.recognize`) the owner sits below the row, so their left is −x.
+A riichi hand on the table is, left to right: the closed tiles (standing), perhaps the drawn
+tile set a little apart, then the called melds (lying flat), each marked by one tile turned
+sideways: leftmost = called from the left player, middle = from across, rightmost = from the
+right. An added kan (kakan) has a second sideways tile stacked on the first; a closed kan
+(ankan) shows two face-down tiles, at the ends or in the middle. In three-player games the
+North tiles set aside (nuki-dora) lie at the far right. Everything else in the photo (walls,
+discards, other hands) is ignored.
+
+The physical reading is not always unique (a sideways tile at the end of the row may be the
+winning tile or the called tile of a meld with no gap before it), so `arrange` returns every
+plausible `Arrangement` with a geometric penalty; `vision.reading` weighs those against the
+tile classes and keeps the most probable legal hand.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Sequence
+
+import numpy as np
+
+from vision.classes import BACK
+from vision.recognize import TileDetection, find_rows
+from vision.sequence import Groups, SeqTile
+
+GroupKind = Literal["closed", "drawn", "called", "minkan", "kakan", "ankan", "nuki"]
+Direction = Literal["left", "across", "right"]
+MELD_KINDS = ("called", "minkan", "kakan", "ankan")
+
+GAP = 0.30  # a gap wider than this × a tile's width separates groups
+PEN_SIDEWAYS_CLOSED = 0.6  # the last closed tile lies sideways (a ron/winning tile shown turned)
+PEN_GAP_INSIDE = 1.0  # a group split by a visible gap
+PEN_NO_GAP = 0.25  # two groups touching
+PEN_ALL_BACKS = 0.5  # a closed kan shown with four face-down tiles
+PEN_MISSING_DRAWN = 1.5  # 13 tiles and no tile set apart: the winning tile is not in the photo
+PEN_PARTIAL = 2.0  # neither 13 nor 14 tiles: a partial view (allowed, but unlikely for a hand)
+PEN_OFF_ROW_DRAWN = 0.3  # the drawn tile lies off the row
+PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
+
+
+def plain(label: str) -> str:
+    """Red five → five (for comparing tiles)."""
+    return "5" + label[1] if label[0] == "0" else label
+
+
+def is_set(labels: Sequence[str], kind: str) -> bool:
+    """Do these classes form the meld `kind` ("called": chi or pon; kans: four alike)?"""
+    faces = [plain(x) for x in labels if x and x != BACK]
+    if not faces:
+        return kind == "ankan"
+    if kind == "called":
+        if len(set(faces)) == 1:
+            return True
+        suits = {f[1] for f in faces}
+        nums = sorted(int(f[0]) for f in faces)
+        return len(suits) == 1 and "z" not in suits and nums == list(range(nums[0], nums[0] + 3))
+    return len(set(faces)) == 1
+
+
+@dataclass(frozen=True)
+class Group:
+    kind: GroupKind
+    tiles: tuple[int, ...]  # tile indices, owner's left to right; a stacked tile follows its base
+    called: int | None = None  # the sideways tile of a called meld
+    added: int | None = None  # the stacked tile of an added kan
+    direction: Direction | None = None
+
+    @property
+    def is_meld(self) -> bool:
+        return self.kind in MELD_KINDS
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """One way to read the hand's groups: closed, drawn (if set apart), melds, nuki-dora."""
+
+    groups: tuple[Group, ...]
+    penalty: float  # geometric implausibility (about the scale of −log probability)
+    row: tuple[int, ...]  # the hand row's tiles, left to right (without stacked tiles)
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def used(self) -> set[int]:
+        return {i for g in self.groups for i in g.tiles}
+
+    def to_sequence(self, tiles: Sequence[TileDetection]) -> Groups:
+        """The arrangement in CONTRACTS §3 terms (for labels, evaluation and display)."""
+        out: Groups = []
+        for g in self.groups:
+            out.append([SeqTile(tiles[i].label or BACK, sideways=tiles[i].sideways or i == g.added,
+                                stacked=i == g.added) for i in g.tiles])
+        return out
+
+    @property
+    def tile_count(self) -> int:
+        """Tiles counted toward the hand (kans count as three, nuki-dora not at all)."""
+        n = 0
+        for g in self.groups:
+            if g.kind in ("closed", "drawn"):
+                n += len(g.tiles)
+            elif g.is_meld:
+                n += 3
+        return n
+
+
+def _kind_of(t: TileDetection) -> str:
+    if t.label == BACK:
+        return "X"
+    return "S" if t.sideways else "U"
+
+
+def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+
+
+def choose_row(tiles: Sequence[TileDetection]) -> tuple[int, ...]:
+    """The hand row among the classified tiles: many, large, face-up tiles in a line."""
+    idx = [i for i, t in enumerate(tiles) if t.label is not None]
+    if not idx:
+        return ()
+    boxes = np.array([tiles[i].frame_box for i in idx], float)
+    rows = find_rows(boxes, max_tilt=15.0, limit=6)
+    best, best_score = (), -1.0
+    for r in rows:
+        members = [idx[k] for k in r.indices]
+        backs = sum(tiles[i].label == BACK for i in members) / len(members)
+        score = r.score * (1.15 - backs)
+        if score > best_score:
+            best, best_score = tuple(members), score
+    return best
+
+
+def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[int] | None = None,
+            limit: int = 8) -> list[Arrangement]:
+    """Plausible arrangements of the hand in `tiles`, best (lowest penalty) first.
+
+    `row` forces the hand row (indices into `tiles`); by default it is found here. Returns an
+    empty list when there is no classified tile at all.
+    """
+    row_idx = list(row) if row is not None else list(choose_row(tiles))
+    if not row_idx:
+        return []
+    fb = {i: tiles[i].frame_box for i in range(len(tiles))}
+    row_idx.sort(key=lambda i: (fb[i][0] + fb[i][2]) / 2)
+
+    # A sideways tile lying on another sideways tile of the row is an added kan's added tile.
+    stacked: dict[int, int] = {}
+    kept: list[int] = []
+    for i in row_idx:
+        if kept and tiles[i].sideways and tiles[kept[-1]].sideways and \
+                _overlap(fb[i], fb[kept[-1]]) > 0.5 * min(fb[i][2] - fb[i][0], fb[kept[-1]][2] - fb[kept[-1]][0]):
+            lower, upper = (kept[-1], i) if fb[kept[-1]][1] > fb[i][1] else (i, kept[-1])
+            kept[-1] = lower
+            stacked[lower] = upper
+            continue
+        kept.append(i)
+    row_idx = kept
+    heights = [fb[i][3] - fb[i][1] for i in row_idx if tiles[i].sideways]
+    widths = [fb[i][2] - fb[i][0] for i in row_idx if not tiles[i].sideways]
+    unit = float(np.median(widths)) if widths else float(np.median(heights or [1.0]))
+    long_side = float(np.median([max(fb[i][2] - fb[i][0], fb[i][3] - fb[i][1]) for i in row_idx]))
+    in_row = set(row_idx)
+    for pos, b in enumerate(list(row_idx)):
+        if not tiles[b].sideways or b in stacked:
+            continue
+        short = fb[b][3] - fb[b][1]
+        best, best_d = None, None
+        for t, tile in enumerate(tiles):
+            if t in in_row or t in stacked.values() or tile.label is None or not tile.sideways:
+                continue
+            dy = (fb[b][1] + fb[b][3]) / 2 - (fb[t][1] + fb[t][3]) / 2
+            ov = _overlap(fb[b], fb[t])
+            if ov > 0.4 * min(fb[b][2] - fb[b][0], fb[t][2] - fb[t][0]) and 0.3 * short <= abs(dy) <= 1.8 * short:
+                if best_d is None or abs(dy) < best_d:
+                    best, best_d = (t, dy), abs(dy)
+        if best is not None:
+            t, dy = best
+            if dy > 0:  # t lies above b: the added tile
+                stacked[b] = t
+            else:  # the row caught the added tile; its base lies below it
+                row_idx[pos] = t
+                in_row.discard(b)
+                in_row.add(t)
+                stacked[t] = b
+
+    kinds = [_kind_of(tiles[i]) for i in row_idx]
+    gaps = [fb[row_idx[k + 1]][0] - fb[row_idx[k]][2] for k in range(len(row_idx) - 1)]
+    big = [g > GAP * unit for g in gaps]
+    n = len(row_idx)
+
+    def seg_melds(start: int) -> list[tuple[list[Group], float]]:
+        """All ways to cut row_idx[start:] into melds (+ nuki at the end), with penalties."""
+        if start == n:
+            return [([], 0.0)]
+        out: list[tuple[list[Group], float]] = []
+        for size in (3, 4):
+            end = start + size
+            if end > n:
+                continue
+            ks = kinds[start:end]
+            ids = tuple(row_idx[start:end])
+            pen = sum(PEN_GAP_INSIDE for k in range(start, end - 1) if big[k])
+            pen += 0.0 if (start == 0 or big[start - 1]) else PEN_NO_GAP
+            group = None
+            if ks.count("S") == 1 and "X" not in ks:
+                pos = ks.index("S")
+                called = ids[pos]
+                if size == 3:
+                    direction = ("left", "across", "right")[pos]
+                    if called in stacked:
+                        add = stacked[called]
+                        group = Group("kakan", ids[: pos + 1] + (add,) + ids[pos + 1 :], called, add, direction)
+                    else:
+                        group = Group("called", ids, called, None, direction)
+                elif called not in stacked:
+                    direction = ("left", "across", "across", "right")[pos]
+                    group = Group("minkan", ids, called, None, direction)
+            elif size == 4 and "S" not in ks:
+                xs = tuple(k for k, c in enumerate(ks) if c == "X")
+                if xs in ((0, 3), (1, 2)):
+                    group = Group("ankan", ids)
+                elif len(xs) == 4:
+                    group = Group("ankan", ids)
+                    pen += PEN_ALL_BACKS
+            if group is not None:
+                kind = "called" if group.kind == "called" else "kan"
+                if not is_set([tiles[i].label for i in group.tiles], kind):
+                    pen += PEN_NOT_A_SET
+                for rest, p in seg_melds(end):
+                    out.append(([group] + rest, pen + p))
+        # nuki-dora: upright North tiles at the very end (three-player games only)
+        if players == 3 and start > 0 and n - start <= 4 and all(
+                k == "U" and tiles[i].label == "4z" for k, i in zip(kinds[start:], row_idx[start:])):
+            pen = sum(PEN_GAP_INSIDE for k in range(start, n - 1) if big[k])
+            pen += 0.0 if big[start - 1] else PEN_NO_GAP * 2
+            out.append(([Group("nuki", tuple(row_idx[start:]))], pen))
+        return out
+
+    results: list[Arrangement] = []
+    for c in range(1, n + 1):
+        ks = kinds[:c]
+        if "X" in ks or "S" in ks[:-1]:
+            continue
+        base_pen = PEN_SIDEWAYS_CLOSED if ks[-1] == "S" else 0.0
+        for melds, mpen in seg_melds(c):
+            closed = tuple(row_idx[:c])
+            groups: list[Group] = []
+            pen = base_pen + mpen
+            notes: list[str] = []
+            inner = [k for k in range(c - 1) if big[k]]
+            drawn: tuple[int, ...] = ()
+            if c >= 2 and (c - 2) in inner:  # the last closed tile set apart: the drawn tile
+                drawn = (closed[-1],)
+                closed = closed[:-1]
+                inner.remove(c - 2)
+            pen += PEN_GAP_INSIDE * len(inner)
+            groups.append(Group("closed", closed))
+            count = c + 3 * sum(g.is_meld for g in melds)
+            if count == 13 and not drawn:
+                loose = _off_row_drawn(tiles, row_idx, stacked, long_side)
+                if loose is not None:
+                    drawn = (loose,)
+                    pen += PEN_OFF_ROW_DRAWN
+                    notes.append("the drawn tile lies off the row")
+                else:
+                    pen += PEN_MISSING_DRAWN
+            elif count not in (13, 14):
+                pen += PEN_PARTIAL
+            if drawn:
+                groups.append(Group("drawn", drawn))
+            groups.extend(melds)
+            results.append(Arrangement(tuple(groups), round(pen, 6), tuple(row_idx), tuple(notes)))
+    if not results:  # nothing fits the conventions: read the row as it lies, heavily penalised
+        results.append(Arrangement((Group("closed", tuple(row_idx)),), 5.0, tuple(row_idx),
+                                   ("the row does not follow the usual layout",)))
+    results.sort(key=lambda a: a.penalty)
+    return results[:limit]
+
+
+def _off_row_drawn(tiles: Sequence[TileDetection], row_idx: Sequence[int], stacked: dict[int, int],
+                   long_side: float) -> int | None:
+    """A lone face-up tile just off the row (e.g. the drawn tile put down askew in front)."""
+    used = set(row_idx) | set(stacked.values())
+    rb = np.array([tiles[i].frame_box for i in row_idx], float)
+    x1, x2 = rb[:, 0].min(), rb[:, 2].max()
+    y_mid = float(np.median((rb[:, 1] + rb[:, 3]) / 2))
+    best, best_d = None, None
+    for t, tile in enumerate(tiles):
+        if t in used or tile.label is None or tile.label == BACK:
+            continue
+        bx1, by1, bx2, by2 = tile.frame_box
+        size = max(bx2 - bx1, by2 - by1)
+        if not 0.7 * long_side <= size <= 1.5 * long_side:
+            continue
+        cx, cy = (bx1 + bx2) / 2, (by1 + by2) / 2
+        dx = max(x1 - cx, 0.0, cx - x2)
+        dy = abs(cy - y_mid)
+        if dx > 1.5 * long_side or dy > 1.6 * long_side:
+            continue
+        # a tile with a neighbour of its own is part of something else (discards, a wall)
+        lonely = True
+        for o, other in enumerate(tiles):
+            if o == t or o in used:
+                continue
+            ox1, oy1, ox2, oy2 = other.frame_box
+            gap_x = max(ox1 - bx2, bx1 - ox2)
+            gap_y = max(oy1 - by2, by1 - oy2)
+            if max(gap_x, gap_y) < 0.15 * long_side:
+                lonely = False
+                break
+        if not lonely:
+            continue
+        d = float(np.hypot(dx, dy))
+        if best_d is None or d < best_d:
+            best, best_d = t, d
+    return best

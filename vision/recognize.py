@@ -1,0 +1,406 @@
+"""Tile boxes → read tiles in the hand's own frame.
+
+The detector gives axis-aligned boxes in the photo, whatever way the phone was held. Here we
+find the hand row (the longest line of similar, touching tiles), turn the photo so that row runs
+left to right, decide for each tile whether it lies sideways (its long side along the row),
+crop it upright and classify it. The classifier's second head says whether a face is upside
+down; the majority over the row tells which side of the row its owner sits on, so a photo taken
+from across the table (or upside down) reads like an upright one.
+
+Output: one `TileDetection` per detected tile, with its box in the photo *and* in the hand frame
+(row horizontal, owner at the bottom, photo pixel units) for `vision.layout`.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, replace
+from typing import Protocol, Sequence
+
+import cv2
+import numpy as np
+
+from vision.classes import BACK, TILE_CLASSES
+
+BoxT = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    label: str
+    prob: float
+
+
+@dataclass(frozen=True)
+class TileDetection:
+    """One tile as read: where it is, what it is, how it lies, how sure we are.
+
+    `rotation` is the face's turn in the owner's view, clockwise degrees: 0 upright, 180 upside
+    down, 90/270 lying sideways (long side along the row). `label` is None for a tile that was
+    detected but not classified (far from the hand; see `recognize(classify_all=...)`).
+    """
+
+    box: BoxT  # photo pixels (x1, y1, x2, y2), as loaded (EXIF-oriented)
+    frame_box: BoxT  # hand frame: row along +x, owner towards +y, photo pixel units
+    label: str | None
+    rotation: int = 0
+    confidence: float = 1.0
+    candidates: tuple[Candidate, ...] = ()
+    det_score: float = 1.0
+
+    @property
+    def sideways(self) -> bool:
+        return self.rotation in (90, 270)
+
+    @property
+    def face_down(self) -> bool:
+        return self.label == BACK
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        x1, y1, x2, y2 = self.frame_box
+        return (x1 + x2) / 2, (y1 + y2) / 2
+
+    @property
+    def size(self) -> tuple[float, float]:
+        x1, y1, x2, y2 = self.frame_box
+        return x2 - x1, y2 - y1
+
+    def with_label(self, label: str) -> "TileDetection":
+        prob = next((c.prob for c in self.candidates if c.label == label), 0.0)
+        return replace(self, label=label, confidence=prob)
+
+
+# --------------------------------------------------------------------------------------------
+# Finding the hand row (any angle)
+
+
+@dataclass(frozen=True)
+class Row:
+    indices: tuple[int, ...]  # member tiles, ordered along `direction`
+    point: tuple[float, float]  # a point on the fitted line
+    direction: tuple[float, float]  # unit vector along the row
+    unit: float  # typical tile size (sqrt of box area) of the members
+    score: float
+
+    @property
+    def angle(self) -> float:
+        """Direction of the row in degrees, image coordinates (x right, y down), in (-90, 90]."""
+        a = math.degrees(math.atan2(self.direction[1], self.direction[0]))
+        if a <= -90:
+            a += 180
+        elif a > 90:
+            a -= 180
+        return a
+
+
+def find_rows(boxes: np.ndarray, *, max_tilt: float | None = None, limit: int = 5) -> list[Row]:
+    """Lines of similar-sized tiles whose centres are collinear and close to each other.
+
+    A RANSAC-like search: every pair of neighbouring tiles proposes a line; its support is the
+    chain of tiles near that line with no large gap. The score favours many and large tiles (the
+    hand is the row nearest the camera, walls and discards are smaller or shorter). `max_tilt`
+    (degrees) limits the lines to near-horizontal ones (used once the photo is deskewed).
+    """
+    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    n = len(boxes)
+    if n == 0:
+        return []
+    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    wh = np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6)
+    sizes = np.sqrt(wh[:, 0] * wh[:, 1])
+    if n == 1:
+        return [Row((0,), tuple(centres[0]), (1.0, 0.0), float(sizes[0]), float(sizes[0]))]
+
+    diff = centres[None, :, :] - centres[:, None, :]
+    dist = np.hypot(diff[..., 0], diff[..., 1])
+    big = np.maximum(sizes[:, None], sizes[None, :])
+    ratio = big / np.minimum(sizes[:, None], sizes[None, :])
+    ii, jj = np.nonzero((dist < 1.9 * big) & (ratio < 1.6) & np.triu(np.ones((n, n), bool), 1))
+    seen: dict[tuple[int, ...], Row] = {}
+    for i, j in zip(ii.tolist(), jj.tolist()):
+        d = diff[i, j] / max(dist[i, j], 1e-9)
+        if max_tilt is not None and abs(d[1]) > math.sin(math.radians(max_tilt)):
+            continue
+        unit = (sizes[i] + sizes[j]) / 2
+        chain = _chain(centres, sizes, centres[i], d, unit, seed=i)
+        if len(chain) < 2:
+            continue
+        # refit the line on the chain and collect again (walls of two-high stacks, perspective)
+        pts = centres[list(chain)].astype(np.float32)
+        vx, vy, x0, y0 = cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        d2 = np.array([vx, vy], float)
+        if d2 @ d < 0:
+            d2 = -d2
+        if max_tilt is None or abs(d2[1]) <= math.sin(math.radians(max_tilt)):
+            unit2 = float(np.median(sizes[list(chain)]))
+            chain2 = _chain(centres, sizes, np.array([x0, y0]), d2, unit2, seed=i)
+            if i in chain2 and len(chain2) >= len(chain):
+                chain, d, unit = chain2, d2, unit2
+        key = tuple(sorted(chain))
+        if key in seen:
+            continue
+        if d[0] < 0 or (d[0] == 0 and d[1] < 0):
+            d = -d
+        t = (centres[list(chain)] - centres[i]) @ d
+        ordered = tuple(int(k) for _, k in sorted(zip(t.tolist(), chain)))
+        member_sizes = sizes[list(chain)]
+        score = float(len(chain) * np.median(member_sizes))
+        seen[key] = Row(ordered, tuple(map(float, centres[i])), (float(d[0]), float(d[1])),
+                        float(np.median(member_sizes)), score)
+    rows = sorted(seen.values(), key=lambda r: -r.score)
+    if not rows:  # no two tiles side by side: every tile is its own "row"
+        k = int(np.argmax(sizes))
+        rows = [Row((k,), tuple(centres[k]), (1.0, 0.0), float(sizes[k]), float(sizes[k]))]
+    return _distinct(rows)[:limit]
+
+
+def _chain(centres, sizes, origin, d, unit, seed) -> list[int]:
+    """Tiles within a band around the line, linked to `seed` without a gap > ~2 tiles."""
+    normal = np.array([-d[1], d[0]])
+    rel = centres - origin
+    off = np.abs(rel @ normal)
+    t = rel @ d
+    ok = (off < 0.42 * unit) & (sizes > 0.62 * unit) & (sizes < 1.6 * unit)
+    ok[seed] = True
+    idx = np.nonzero(ok)[0]
+    order = idx[np.argsort(t[idx])]
+    pos = int(np.nonzero(order == seed)[0][0])
+    lo = hi = pos
+    max_step = 3.2 * unit  # melds may lie up to ~2 tiles away from the closed part
+    while lo > 0 and t[order[lo]] - t[order[lo - 1]] < max_step:
+        lo -= 1
+    while hi < len(order) - 1 and t[order[hi + 1]] - t[order[hi]] < max_step:
+        hi += 1
+    return [int(k) for k in order[lo : hi + 1]]
+
+
+def _distinct(rows: list[Row]) -> list[Row]:
+    """Drop rows that are mostly a subset of a better one."""
+    kept: list[Row] = []
+    for r in rows:
+        s = set(r.indices)
+        if all(len(s & set(k.indices)) < 0.5 * len(s) for k in kept):
+            kept.append(r)
+    return kept
+
+
+# --------------------------------------------------------------------------------------------
+# The hand frame
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Photo → hand frame: rotate by `angle` degrees about `centre` (frame = R·(p − centre))."""
+
+    angle: float
+    centre: tuple[float, float]
+
+    @property
+    def matrix(self) -> np.ndarray:
+        a = math.radians(self.angle)
+        return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+
+    def to_frame(self, pts: np.ndarray) -> np.ndarray:
+        return (np.asarray(pts, float) - self.centre) @ self.matrix.T
+
+    def to_photo(self, pts: np.ndarray) -> np.ndarray:
+        return np.asarray(pts, float) @ self.matrix + self.centre
+
+    def boxes_to_frame(self, boxes: np.ndarray) -> np.ndarray:
+        """Axis-aligned photo boxes → frame boxes of the tiles inside them.
+
+        A tile w×h turned by angle a fills a photo box W = w|cos a| + h|sin a|,
+        H = w|sin a| + h|cos a|; we solve for (w, h). Only well-posed away from 45°, so callers
+        re-detect on a turned image when the residual angle is large (see `recognize`).
+        """
+        boxes = np.asarray(boxes, float).reshape(-1, 4)
+        c = self.to_frame(np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], 1))
+        W, H = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+        a = math.radians(self.angle)
+        ca, sa = abs(math.cos(a)), abs(math.sin(a))
+        det = ca * ca - sa * sa
+        if abs(det) < 0.35:
+            w, h = W, H  # hopeless; callers avoid this case
+        else:
+            w = (W * ca - H * sa) / det
+            h = (H * ca - W * sa) / det
+            floor = 0.25 * np.minimum(W, H)
+            w, h = np.maximum(w, floor), np.maximum(h, floor)
+        return np.stack([c[:, 0] - w / 2, c[:, 1] - h / 2, c[:, 0] + w / 2, c[:, 1] + h / 2], 1)
+
+    def turned(self, degrees: float) -> "Frame":
+        return Frame((self.angle + degrees) % 360.0, self.centre)
+
+
+def frame_box_to_photo_box(frame: Frame, fb: Sequence[float]) -> BoxT:
+    """Axis-aligned photo box around a frame box (for drawing and for the JSON)."""
+    x1, y1, x2, y2 = fb
+    corners = frame.to_photo(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
+    return (float(corners[:, 0].min()), float(corners[:, 1].min()),
+            float(corners[:, 0].max()), float(corners[:, 1].max()))
+
+
+def extract_patch(image: np.ndarray, frame: Frame, fb: Sequence[float], *, margin: float = 0.08,
+                  max_side: int = 256) -> np.ndarray:
+    """The photo's pixels under a frame box, turned upright in the frame (row horizontal).
+
+    Uses `warpAffine` on the destination patch only, so cropping a tile out of a 12-MP photo
+    costs about as much as the patch itself.
+    """
+    x1, y1, x2, y2 = fb
+    w, h = (x2 - x1) * (1 + 2 * margin), (y2 - y1) * (1 + 2 * margin)
+    scale = min(1.0, max_side / max(w, h, 1.0))
+    pw, ph = max(int(round(w * scale)), 2), max(int(round(h * scale)), 2)
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    r_inv = frame.matrix.T  # frame → photo rotation
+    # destination (u, v) → frame (cx + (u - pw/2)/scale, cy + (v - ph/2)/scale) → photo
+    lin = r_inv / scale
+    off = r_inv @ np.array([cx - pw / 2 / scale, cy - ph / 2 / scale]) + np.array(frame.centre)
+    m = np.hstack([lin, off[:, None]]).astype(np.float64)
+    return cv2.warpAffine(image, m, (pw, ph), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+# --------------------------------------------------------------------------------------------
+# Detect → deskew → classify
+
+
+class Detector(Protocol):
+    def detect(self, image: np.ndarray) -> list: ...  # objects with x1, y1, x2, y2, score
+
+
+class Classifier(Protocol):
+    def classify(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@dataclass
+class Recognition:
+    """Everything `recognize` found, in one value for the layout step."""
+
+    tiles: list[TileDetection]
+    frame: Frame
+    row: tuple[int, ...]  # indices of the row used to set the frame (a hint for layout)
+    image_size: tuple[int, int]  # (width, height)
+    timings: dict[str, float] = field(default_factory=dict)  # milliseconds
+
+
+REDETECT_ABOVE = 20.0  # residual tilt (degrees) beyond which we detect again on a turned image
+SIDEWAYS_RATIO = 1.33  # aspect (w/h in the frame) over the row's upright median → sideways
+TOP_K = 3
+
+
+def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> np.ndarray:
+    w = frame_boxes[:, 2] - frame_boxes[:, 0]
+    h = np.maximum(frame_boxes[:, 3] - frame_boxes[:, 1], 1e-6)
+    aspect = w / h
+    ref = aspect[list(row)] if len(row) >= 3 else aspect
+    # the row is mostly upright tiles: its lower half of aspects is the upright reference
+    upright = float(np.median(np.sort(ref)[: max(1, (len(ref) + 1) // 2)]))
+    upright = min(upright, 1.0)  # a tile standing upright is never wider than tall in the frame
+    return aspect > upright * SIDEWAYS_RATIO
+
+
+def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 2.6) -> np.ndarray:
+    """Tiles close enough to the row to matter (stacked kan tiles, the drawn tile, nuki-dora)."""
+    rb = frame_boxes[list(row)]
+    long_side = float(np.median(np.maximum(rb[:, 2] - rb[:, 0], rb[:, 3] - rb[:, 1])))
+    x1, x2 = rb[:, 0].min() - reach * long_side, rb[:, 2].max() + reach * long_side
+    yc = float(np.median((rb[:, 1] + rb[:, 3]) / 2))
+    cx = (frame_boxes[:, 0] + frame_boxes[:, 2]) / 2
+    cy = (frame_boxes[:, 1] + frame_boxes[:, 3]) / 2
+    return (cx > x1) & (cx < x2) & (np.abs(cy - yc) < reach * long_side)
+
+
+def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
+                     max_side: int = 1600) -> tuple[np.ndarray, np.ndarray]:
+    """Detect again on a copy turned into the frame: boxes come back tight, in frame units."""
+    h, w = image.shape[:2]
+    scale = min(1.0, max_side / max(h, w))
+    small = cv2.resize(image, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA) if scale < 1 else image
+    side = int(math.ceil(math.hypot(small.shape[0], small.shape[1])))
+    rot = frame.matrix  # turned = R·q + side/2 − scale·R·centre, with q the small image's pixels
+    offset = np.array([side / 2, side / 2]) - scale * (rot @ np.array(frame.centre))
+    m = np.hstack([rot, offset[:, None]])
+    turned = cv2.warpAffine(small, m, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    boxes = detector.detect(turned)
+    fb = np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], float).reshape(-1, 4)
+    scores = np.array([b.score for b in boxes], float)
+    fb = (fb - side / 2) / scale
+    return fb, scores
+
+
+def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
+              classify_all: bool = False) -> Recognition:
+    """Detect, deskew, orient and classify the tiles of one photo (RGB uint8)."""
+    from vision.classify import crop_tile  # C1's crop normalisation, shared with training
+
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    h, w = image.shape[:2]
+    boxes = detector.detect(image)
+    timings["detect_ms"] = (time.perf_counter() - t0) * 1000
+    photo_boxes = np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], float).reshape(-1, 4)
+    scores = np.array([b.score for b in boxes], float)
+    centre = (w / 2.0, h / 2.0)
+    if len(photo_boxes) == 0:
+        return Recognition([], Frame(0.0, centre), (), (w, h), timings)
+
+    t1 = time.perf_counter()
+    rows = find_rows(photo_boxes)
+    row = rows[0]
+    frame = Frame(-row.angle, centre)
+    residual = abs(((row.angle + 45) % 90) - 45)
+    frame_boxes = frame.boxes_to_frame(photo_boxes)
+    if residual > REDETECT_ABOVE:
+        fb, sc = _redetect_turned(image, detector, frame)
+        timings["redetect_ms"] = (time.perf_counter() - t1) * 1000
+        if len(fb):
+            frame_boxes, scores = fb, sc
+            photo_boxes = np.array([frame_box_to_photo_box(frame, b) for b in frame_boxes]).reshape(-1, 4)
+    rows = find_rows(frame_boxes, max_tilt=12.0) or [Row(tuple(range(len(frame_boxes))), (0, 0), (1, 0), 1, 1)]
+    row_idx = rows[0].indices
+    sideways = _sideways_flags(frame_boxes, row_idx)
+    wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
+    for extra in rows[1:3]:  # the runner-up rows too, in case the best one is a wall
+        wanted |= np.isin(np.arange(len(frame_boxes)), extra.indices)
+    todo = np.nonzero(wanted)[0]
+    timings["geometry_ms"] = (time.perf_counter() - t1) * 1000 - timings.get("redetect_ms", 0.0)
+
+    t2 = time.perf_counter()
+    crops = []
+    for k in todo:
+        patch = extract_patch(image, frame, frame_boxes[k])
+        crops.append(crop_tile(patch, (0, 0, patch.shape[1], patch.shape[0]), bool(sideways[k])))
+    probs, flips = classifier.classify(crops) if crops else (np.zeros((0, len(TILE_CLASSES))), np.zeros((0, 2)))
+    timings["classify_ms"] = (time.perf_counter() - t2) * 1000
+
+    # Which side is the owner's: upright faces of the row vote (face-down tiles abstain).
+    vote = 0.0
+    pos = {int(k): n for n, k in enumerate(todo)}
+    for k in row_idx:
+        n = pos.get(int(k))
+        if n is None or TILE_CLASSES[int(np.argmax(probs[n]))] == BACK:
+            continue
+        p_flip = float(np.clip(flips[n][1], 1e-4, 1 - 1e-4))
+        vote += math.log(p_flip / (1 - p_flip))
+    owner_flip = vote > 0
+    if owner_flip:
+        frame = frame.turned(180.0)
+        frame_boxes = -frame_boxes[:, [2, 3, 0, 1]]
+
+    tiles: list[TileDetection] = []
+    for k in range(len(frame_boxes)):
+        n = pos.get(k)
+        pbox = tuple(float(v) for v in photo_boxes[k])
+        fbox = tuple(float(v) for v in frame_boxes[k])
+        if n is None:
+            tiles.append(TileDetection(pbox, fbox, None, 90 if sideways[k] else 0, 0.0, (), float(scores[k])))
+            continue
+        p = probs[n]
+        order = np.argsort(-p)[:TOP_K]
+        cands = tuple(Candidate(TILE_CLASSES[int(c)], float(p[c])) for c in order)
+        flipped = bool(flips[n][1] > flips[n][0]) != owner_flip
+        rotation = (90 if sideways[k] else 0) + (180 if flipped else 0)
+        tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k])))
+    return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings)
