@@ -1,0 +1,100 @@
+"""What the audit needs from a frame: the `FrameReader` protocol and its real implementation.
+
+The event logic only sees `FrameReading`s, so tests can drive it with readers built from
+known labels; `PipelineFrameReader` is the real one, over `vision.pipeline.PhotoReader`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from audit.video import Frame
+
+# A winning hand has at least 14 tiles; fewer detected tiles cannot be a reveal.
+MIN_HAND_TILES = 14
+
+
+@dataclass(frozen=True)
+class FrameReading:
+    """One sampled frame as read: a complete legal hand (CONTRACTS §1 tile keys) or None."""
+
+    index: int
+    t: float
+    hand: dict | None
+    sequence: str | None = None  # what was read, CONTRACTS §3 notation (for people)
+    confidence: float = 0.0      # the hand's confidence, 0..1 (0 without a hand)
+    tiles: int = 0               # tiles found in the frame
+    gate: str = "read"           # "read" | "still" (same picture as the last read) | "few-tiles"
+
+    @property
+    def key(self) -> str | None:
+        """Identity of the hand read: equal hands, equal keys."""
+        return None if self.hand is None else json.dumps(self.hand, sort_keys=True)
+
+    def at(self, index: int, t: float, gate: str) -> "FrameReading":
+        return replace(self, index=index, t=t, gate=gate)
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["t"] = round(self.t, 4)
+        d["confidence"] = round(self.confidence, 4)
+        return d
+
+    @classmethod
+    def from_json(cls, d: dict) -> "FrameReading":
+        return cls(**d)
+
+
+class FrameReader(Protocol):
+    """Reads one frame. `identity` changes whenever readings could change (models, settings)."""
+
+    identity: str
+
+    def read(self, frame: Frame) -> FrameReading: ...
+
+    def annotate(self, frame: Frame) -> np.ndarray: ...
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
+
+
+class PipelineFrameReader:
+    """`FrameReader` over the photo pipeline, with a cheap gate: when the detector finds fewer
+    tiles than a hand has, the frame is not classified at all."""
+
+    def __init__(self, models_dir: Path | None = None, threads: int = 1, players: int = 4):
+        from vision.pipeline import PhotoReader  # heavy (onnxruntime): only where frames are read
+
+        self._reader = PhotoReader(models_dir=models_dir, threads=threads)
+        self.players = players
+        mdir = Path(models_dir) if models_dir else Path(__file__).resolve().parents[1] / "models"
+        digests = sorted(f"{p.name}:{_file_digest(p)}" for p in mdir.glob("*.onnx"))
+        self.identity = f"pipeline/players={players}/" + ",".join(digests)
+
+    def read(self, frame: Frame) -> FrameReading:
+        reading = self._reader.read(frame.image, players=self.players)
+        return reading_to_frame(reading, frame)
+
+    def annotate(self, frame: Frame) -> np.ndarray:
+        from vision.annotate import annotate
+
+        return annotate(frame.image, self._reader.read(frame.image, players=self.players))
+
+
+def reading_to_frame(reading, frame: Frame) -> FrameReading:
+    """A `vision.reading.Reading` → the few facts the audit keeps about a frame."""
+    data = reading.to_json()
+    hand = data.get("hand") if not data.get("error") else None
+    tiles = len(data.get("tiles") or [])
+    conf = float(data.get("confidence") or 0.0) if hand else 0.0
+    return FrameReading(frame.index, frame.t, hand, data.get("sequence"), conf, tiles, "read")

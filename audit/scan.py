@@ -1,0 +1,133 @@
+"""Read one chunk of a video: its sampled frames → `FrameReading`s.
+
+Most footage is still: the table between hands, a hand held up for a few seconds. A frame
+that shows the same picture as the last frame actually read (after cancelling camera shake)
+reuses that reading instead of running the models again — but never for longer than
+`max_reuse_s`, so a slow change is still caught. The gate's state starts fresh in every
+chunk, and chunk boundaries are fixed by the plan, so readings do not depend on which worker
+(or which run, after a resume) read the chunk.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from audit.reader import FrameReader, FrameReading
+from audit.video import Frame, VideoError, VideoInfo, read_frames
+
+
+@dataclass(frozen=True)
+class GateParams:
+    thumb_width: int = 160        # still-frame comparison happens on a thumbnail this wide
+    pixel_delta: float = 20.0     # a thumbnail pixel "changed" if it differs by more (0–255)
+    changed_pixels: int = 10      # the picture changed if at least this many pixels did
+    max_shift: float = 6.0        # thumbnail pixels of camera shake cancelled before comparing
+    max_reuse_s: float = 4.0      # read again at least this often
+    enabled: bool = True
+
+    def to_json(self) -> dict:
+        return {"thumb_width": self.thumb_width, "pixel_delta": self.pixel_delta,
+                "changed_pixels": self.changed_pixels, "max_shift": self.max_shift,
+                "max_reuse_s": self.max_reuse_s, "enabled": self.enabled}
+
+
+class StillFrameGate:
+    """Tells whether a frame shows the same picture as the last frame that was read."""
+
+    def __init__(self, params: GateParams):
+        self.p = params
+        self._last: np.ndarray | None = None
+        self._last_t = 0.0
+
+    def _thumb(self, image: np.ndarray) -> np.ndarray:
+        h, w = image.shape[:2]
+        tw = self.p.thumb_width
+        th = max(1, round(h * tw / w))
+        gray = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+        small = cv2.resize(gray, (tw, th), interpolation=cv2.INTER_AREA).astype(np.float32)
+        return cv2.GaussianBlur(small, (3, 3), 0)
+
+    def is_still(self, frame: Frame) -> bool:
+        if not self.p.enabled or self._last is None or frame.t - self._last_t >= self.p.max_reuse_s:
+            return False
+        thumb = self._thumb(frame.image)
+        if thumb.shape != self._last.shape:
+            return False
+        (dx, dy), _ = cv2.phaseCorrelate(self._last, thumb)
+        if abs(dx) > self.p.max_shift or abs(dy) > self.p.max_shift:
+            return False
+        h, w = thumb.shape
+        shift = np.float32([[1, 0, -dx], [0, 1, -dy]])
+        aligned = cv2.warpAffine(thumb, shift, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        m = int(np.ceil(self.p.max_shift)) + 1
+        diff = np.abs(aligned[m:h - m, m:w - m] - self._last[m:h - m, m:w - m])
+        return int((diff > self.p.pixel_delta).sum()) < self.p.changed_pixels
+
+    def remember(self, frame: Frame) -> None:
+        self._last = self._thumb(frame.image)
+        self._last_t = frame.t
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A fixed slice of one video's sampled frames: the unit of work, checkpoint and retry."""
+
+    video: int                 # position of the video in the job
+    number: int                # position of the chunk in the video
+    info: VideoInfo
+    indices: tuple[int, ...]   # sampled frame indices, ascending
+
+    @property
+    def start_s(self) -> float:
+        return self.indices[0] / self.info.fps
+
+    @property
+    def end_s(self) -> float:
+        """Time up to which this chunk accounts for the video (the next chunk's start)."""
+        return (self.indices[-1] + 1) / self.info.fps
+
+
+@dataclass
+class ChunkResult:
+    video: int
+    number: int
+    readings: list[FrameReading]
+    error: dict | None = None    # {"kind", "message", "at_s"} if the video broke in this chunk
+    reads: int = 0               # frames that ran the models (not part of the report)
+    seconds: float = 0.0         # wall time (not part of the report)
+    timings: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"video": self.video, "number": self.number,
+                "readings": [r.to_json() for r in self.readings], "error": self.error,
+                "reads": self.reads, "seconds": round(self.seconds, 3)}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "ChunkResult":
+        return cls(d["video"], d["number"], [FrameReading.from_json(r) for r in d["readings"]],
+                   d.get("error"), d.get("reads", 0), d.get("seconds", 0.0))
+
+
+def scan_chunk(chunk: Chunk, reader: FrameReader, gate: GateParams = GateParams()) -> ChunkResult:
+    """Read every sampled frame of the chunk; a broken stream ends the chunk with `error`."""
+    t0 = time.perf_counter()
+    still = StillFrameGate(gate)
+    readings: list[FrameReading] = []
+    last: FrameReading | None = None
+    reads = 0
+    error = None
+    try:
+        for frame in read_frames(chunk.info, chunk.indices):
+            if last is not None and still.is_still(frame):
+                readings.append(last.at(frame.index, frame.t, "still"))
+                continue
+            last = reader.read(frame)
+            reads += 1
+            still.remember(frame)
+            readings.append(last)
+    except VideoError as exc:
+        error = {"kind": exc.kind, "message": str(exc), "at_s": exc.at_s}
+    return ChunkResult(chunk.video, chunk.number, readings, error, reads, time.perf_counter() - t0)

@@ -1,0 +1,172 @@
+"""The audit job end to end with a barcode reader: chunking, pool, gate, checkpoint/resume,
+declared verdicts, errors that keep partial results, report files."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from audit.checkpoint import Checkpoint
+from audit.declared import load_declared
+from audit.runner import AuditOptions, run_audit
+from tests.audit.fakes import HANDS, BarcodeReader, BarcodeReaderFactory, fake_score, write_video
+
+REPO = Path(__file__).resolve().parents[2]
+TIMELINE = [(0, 0), (5, 1), (12, 0), (15, -1), (15.3, 0), (20, 2), (22, -1), (22.4, 2), (26, 0),
+            (33, 4), (33.6, 0), (40, 4), (45, 0)]
+TRUTH = [(5, 12, 1), (20, 26, 2), (40, 45, 4)]  # (start, end, hand); the 0.6 s flash at 33 s is no event
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory):
+    return write_video(tmp_path_factory.mktemp("v") / "table.mp4", TIMELINE, fps=10, duration=60, shake=0.7)
+
+
+def options(**kw):
+    return AuditOptions(**{"chunk_s": 10.0, "workers": 1, **kw})
+
+
+def audit(video, out, reader=None, **kw):
+    return run_audit([str(video)], out, BarcodeReaderFactory(), options(**kw), progress=False,
+                     reader=reader, scorer=fake_score)
+
+
+def report(out) -> dict:
+    return json.loads((Path(out) / "report.json").read_text())
+
+
+def test_events_found_with_right_hands_and_spans(video, tmp_path):
+    reader = BarcodeReader()
+    audit(video, tmp_path, reader=reader)
+    (v,) = report(tmp_path)["videos"]
+    assert v["duration_s"] == 60.0 and "error" not in v
+    got = [(e["start_s"], e["end_s"], e["hand"]["concealed"]) for e in v["events"]]
+    assert len(got) == 3
+    for (s, e, hand), (gs, ge, gh) in zip(TRUTH, got):
+        assert abs(gs - s) <= 0.5 and abs(ge - (e - 0.5)) <= 0.5 and gh == HANDS[hand]["concealed"]
+    assert all(e["verdict"] is None and e["declared"] is None for e in v["events"])
+    assert v["events"][0]["result"]["points"] == 1000
+    # the still-frame gate: a static picture is read far less often than it is sampled
+    assert reader.reads < 0.6 * 120
+
+
+def test_gate_off_reads_every_sampled_frame_and_finds_the_same(video, tmp_path):
+    from audit.scan import GateParams
+
+    reader = BarcodeReader()
+    audit(video, tmp_path / "a", reader=reader, gate=GateParams(enabled=False))
+    assert reader.reads == 120
+    audit(video, tmp_path / "b")
+    a, b = report(tmp_path / "a"), report(tmp_path / "b")
+    assert [e["hand"] for e in a["videos"][0]["events"]] == [e["hand"] for e in b["videos"][0]["events"]]
+
+
+def test_pool_of_workers_gives_the_same_report(video, tmp_path):
+    audit(video, tmp_path / "inline")
+    audit(video, tmp_path / "pool", workers=2)
+    assert report(tmp_path / "inline") == report(tmp_path / "pool")
+
+
+def test_resume_skips_done_chunks_and_gives_the_same_report(video, tmp_path):
+    audit(video, tmp_path / "full")
+    out = tmp_path / "resumed"
+    audit(video, out)
+    # Cut the checkpoint back to its first two chunks, as if killed there.
+    data = json.loads((out / "checkpoint.json").read_text())
+    data["chunks"] = data["chunks"][:2]
+    (out / "checkpoint.json").write_text(json.dumps(data))
+    (out / "report.json").unlink()
+    reader = BarcodeReader()
+    audit(video, out, reader=reader)
+    assert report(out) == report(tmp_path / "full")
+    assert 0 < reader.reads < 60  # only the 4 remaining chunks were read
+
+
+def test_checkpoint_from_other_settings_is_not_reused(video, tmp_path, capsys):
+    import io
+
+    audit(video, tmp_path)
+    err = io.StringIO()
+    run_audit([str(video)], tmp_path, BarcodeReaderFactory(), options(sample_fps=3.0), stream=err,
+              progress=False, scorer=fake_score)
+    assert "other videos or settings; starting over" in err.getvalue()
+
+
+def test_declared_points_give_verdicts(video, tmp_path):
+    d = tmp_path / "declared.csv"
+    d.write_text("time,win,honba,points\n0:21,ron,0,2000\n7,tsumo,1,9999\n42,ron,0,4000\n59,ron,0,1000\n")
+    opts = options(declared=load_declared(d), context={"rules": "tenhou"})
+    run_audit([str(video)], tmp_path, BarcodeReaderFactory(), opts, progress=False, scorer=fake_score)
+    (v,) = report(tmp_path)["videos"]
+    verdicts = [(e["verdict"], e["declared"]["line"], e["result"]["points"]) for e in v["events"]]
+    assert verdicts == [("mismatch", 3, 1500), ("match", 2, 2000), ("match", 4, 4000)]
+    assert v["events"][0]["mismatch"] == "declared 9999 points, computed 1500"
+    assert v["events"][0]["hand"]["win"] == "tsumo" and v["events"][0]["hand"]["rules"] == "tenhou"
+    assert v["unmatched_declared"][0]["line"] == 5
+    html = (tmp_path / "report.html").read_text()
+    assert html.index("declared 9999 points, computed 1500") < html.index("declared win on line 5")
+    assert html.count("data:image/jpeg;base64,") == 6  # a thumbnail and a frame per event
+    assert "<svg class=\"tile\"" in html
+    import csv
+
+    rows = list(csv.DictReader((tmp_path / "report.csv").open()))
+    assert [(r["verdict"], r["declared_points"], r["points"]) for r in rows] == [
+        ("mismatch", "9999", "1500"), ("match", "2000", "2000"), ("match", "4000", "4000")]
+    assert rows[1]["hand"] == "234567m22p | pon 777z (across)" and rows[0]["frame"] == "frames/v01_e01.jpg"
+
+
+def test_corrupt_video_keeps_events_before_the_fault(video, tmp_path):
+    data = bytearray(video.read_bytes())
+    n = len(data)
+    data[int(n * 0.55): int(n * 0.75)] = bytes(int(n * 0.75) - int(n * 0.55))
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(bytes(data))
+    missing = tmp_path / "missing.mp4"
+    run_audit([str(bad), str(video), str(missing)], tmp_path / "out", BarcodeReaderFactory(), options(),
+              progress=False, scorer=fake_score)
+    vb, vg, vm = report(tmp_path / "out")["videos"]
+    assert "truncated or corrupt" in vb["error"] and vb["processed_s"] < 40
+    assert [e["hand"]["concealed"] for e in vb["events"]] == [HANDS[1]["concealed"], HANDS[2]["concealed"]]
+    assert "error" not in vg and len(vg["events"]) == 3
+    assert vm["error"].endswith("no such file") and vm["duration_s"] is None and vm["events"] == []
+
+
+SLOW_RUN = """
+import sys, time
+from audit.runner import AuditOptions, run_audit
+from tests.audit.fakes import BarcodeReader, BarcodeReaderFactory, fake_score
+class Slow(BarcodeReader):
+    def read(self, frame):
+        time.sleep(0.03)
+        return super().read(frame)
+run_audit([sys.argv[1]], sys.argv[2], BarcodeReaderFactory(), AuditOptions(chunk_s=10.0, workers=1),
+          progress=False, reader=Slow(), scorer=fake_score)
+"""
+
+
+def test_kill_9_then_rerun_gives_the_same_report(video, tmp_path):
+    audit(video, tmp_path / "full")
+    out = tmp_path / "killed"
+    cmd = [sys.executable, "-c", SLOW_RUN, str(video), str(out)]
+    proc = subprocess.Popen(cmd, cwd=REPO)
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            cp = out / "checkpoint.json"
+            if cp.exists() and json.loads(cp.read_text())["events"].get("0"):
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("no event checkpointed")
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not (out / "report.json").exists()
+    done = len(json.loads((out / "checkpoint.json").read_text())["chunks"])
+    assert done < 6
+    assert subprocess.run(cmd, cwd=REPO).returncode == 0
+    assert report(out) == report(tmp_path / "full")
