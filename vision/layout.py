@@ -77,9 +77,10 @@ class Arrangement:
     """One way to read the hand's groups: closed, drawn (if set apart), melds, nuki-dora."""
 
     groups: tuple[Group, ...]
-    penalty: float  # geometric implausibility (about the scale of −log probability)
+    penalty: float  # implausibility (about the scale of −log probability), for ranking
     row: tuple[int, ...]  # the hand row's tiles, left to right (without stacked tiles)
     notes: tuple[str, ...] = field(default=())
+    geometry: float = 0.0  # the part of `penalty` that does not depend on the tile classes
 
     @property
     def used(self) -> set[int]:
@@ -190,11 +191,12 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     big = [g > GAP * unit for g in gaps]
     n = len(row_idx)
 
-    def seg_melds(start: int) -> list[tuple[list[Group], float]]:
-        """All ways to cut row_idx[start:] into melds (+ nuki at the end), with penalties."""
+    def seg_melds(start: int) -> list[tuple[list[Group], float, float]]:
+        """All ways to cut row_idx[start:] into melds (+ nuki at the end), with penalties
+        (geometric, and for meld classes that form no set)."""
         if start == n:
-            return [([], 0.0)]
-        out: list[tuple[list[Group], float]] = []
+            return [([], 0.0, 0.0)]
+        out: list[tuple[list[Group], float, float]] = []
         for size in (3, 4):
             end = start + size
             if end > n:
@@ -226,16 +228,15 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                     pen += PEN_ALL_BACKS
             if group is not None:
                 kind = "called" if group.kind == "called" else "kan"
-                if not is_set([tiles[i].label for i in group.tiles], kind):
-                    pen += PEN_NOT_A_SET
-                for rest, p in seg_melds(end):
-                    out.append(([group] + rest, pen + p))
+                lab = 0.0 if is_set([tiles[i].label for i in group.tiles], kind) else PEN_NOT_A_SET
+                for rest, p, lp in seg_melds(end):
+                    out.append(([group] + rest, pen + p, lab + lp))
         # nuki-dora: upright North tiles at the very end (three-player games only)
         if players == 3 and start > 0 and n - start <= 4 and all(
                 k == "U" and tiles[i].label == "4z" for k, i in zip(kinds[start:], row_idx[start:])):
             pen = sum(PEN_GAP_INSIDE for k in range(start, n - 1) if big[k])
             pen += 0.0 if big[start - 1] else PEN_NO_GAP * 2
-            out.append(([Group("nuki", tuple(row_idx[start:]))], pen))
+            out.append(([Group("nuki", tuple(row_idx[start:]))], pen, 0.0))
         return out
 
     results: list[Arrangement] = []
@@ -244,7 +245,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         if "X" in ks or "S" in ks[:-1]:
             continue
         base_pen = PEN_SIDEWAYS_CLOSED if ks[-1] == "S" else 0.0
-        for melds, mpen in seg_melds(c):
+        for melds, mpen, lpen in seg_melds(c):
             closed = tuple(row_idx[:c])
             groups: list[Group] = []
             pen = base_pen + mpen
@@ -271,10 +272,11 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
             if drawn:
                 groups.append(Group("drawn", drawn))
             groups.extend(melds)
-            results.append(Arrangement(tuple(groups), round(pen, 6), tuple(row_idx), tuple(notes)))
+            results.append(Arrangement(tuple(groups), round(pen + lpen, 6), tuple(row_idx), tuple(notes),
+                                       round(pen, 6)))
     if not results:  # nothing fits the conventions: read the row as it lies, heavily penalised
         results.append(Arrangement((Group("closed", tuple(row_idx)),), 5.0, tuple(row_idx),
-                                   ("the row does not follow the usual layout",)))
+                                   ("the row does not follow the usual layout",), 5.0))
     results.sort(key=lambda a: a.penalty)
     return results[:limit]
 

@@ -1,0 +1,211 @@
+"""Reading: groups → §1 hand, the consistency step, the winning tile, errors."""
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import replace
+
+import pytest
+
+from tests.vision.test_layout import CASES, scene_from_sequence
+from vision.reading import is_complete, kind34, mpsz, read_hand, waits
+from vision.recognize import Candidate
+
+
+def counts_of(labels: list[str]) -> list[int]:
+    c = [0] * 34
+    for x in labels:
+        c[kind34(x)] += 1
+    return c
+
+
+def test_hand_arithmetic():
+    assert is_complete(counts_of("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z 5z".split()), 0)
+    assert not is_complete(counts_of("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 2z 5z 5z 5z".split()), 0)
+    assert is_complete(counts_of("4s 4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z 7z 7z".split()), 0)  # seven pairs
+    assert is_complete(counts_of("1m 9m 1p 9p 1s 9s 1z 2z 3z 4z 5z 6z 7z 7z".split()), 0)  # kokushi
+    assert is_complete(counts_of("1z 1z".split()), 4)
+    assert sorted(waits(counts_of("0m 6m 7m 8m 8m 2s 3s 4s 0s 6s 5p 6p 7p".split()), 0)) == ["1s", "4s", "7s"]
+    assert mpsz(["5p", "0p", "1m", "7z", "3s"]) == "1m05p3s7z"
+
+
+def _hand_of(seq: str, **kw):
+    return read_hand(scene_from_sequence(seq, rng=random.Random(3), **kw))
+
+
+def test_closed_hand_with_drawn_tile():
+    r = _hand_of("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z")
+    assert r.error is None
+    assert r.hand == {"concealed": "123m456p789s11555z", "win_tile": "5z", "melds": []}
+    assert r.win_tile_source == "drawn" and r.win_tile_candidates == ["5z"]
+    assert r.sequence == "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+
+
+def test_win_tile_not_set_apart_lists_candidates():
+    r = _hand_of("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z 5z")
+    assert r.hand["win_tile"] == "5z" and r.win_tile_source == "assumed"
+    assert r.win_tile_candidates == ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "5z"]
+    assert r.hand_with_win("2m")["win_tile"] == "2m"
+    with pytest.raises(ValueError):
+        r.hand_with_win("9p")
+
+
+def test_every_meld_kind_and_direction():
+    r = _hand_of("1z | 1z | 2m- 3m 4m | 7z 7z- 7z | x 3p 3p x | 9m 9m 9m- 9m=")
+    assert r.error is None, r.error
+    assert r.hand == {
+        "concealed": "11z", "win_tile": "1z",
+        "melds": [
+            {"kind": "chi", "tiles": "234m", "called": "2m", "from": "left"},
+            {"kind": "pon", "tiles": "777z", "called": "7z", "from": "across"},
+            {"kind": "ankan", "tiles": "3333p"},
+            {"kind": "kakan", "tiles": "9999m", "called": "9m", "from": "right"},
+        ],
+    }
+    assert [g.kind for g in r.groups] == ["closed", "drawn", "chi", "pon", "ankan", "kakan"]
+
+
+@pytest.mark.parametrize("seq,meld", [
+    ("2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 2z- 2z 2z 2z", {"kind": "minkan", "tiles": "2222z", "called": "2z", "from": "left"}),
+    ("2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 2z 2z- 2z 2z", {"kind": "minkan", "tiles": "2222z", "called": "2z", "from": "across"}),
+    ("2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 2z 2z 2z 2z-", {"kind": "minkan", "tiles": "2222z", "called": "2z", "from": "right"}),
+    ("2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 9m- 9m= 9m 9m", {"kind": "kakan", "tiles": "9999m", "called": "9m", "from": "left"}),
+    ("2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 9m 9m- 9m= 9m", {"kind": "kakan", "tiles": "9999m", "called": "9m", "from": "across"}),
+    ("2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 3p x x 3p", {"kind": "ankan", "tiles": "3333p"}),
+    ("2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | x 0p 5p x", {"kind": "ankan", "tiles": "0555p"}),
+    ("2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 7z 7z 7z-", {"kind": "pon", "tiles": "777z", "called": "7z", "from": "right"}),
+])
+def test_meld_json(seq, meld):
+    r = _hand_of(seq)
+    assert r.error is None, r.error
+    assert r.hand["melds"] == [meld]
+    assert r.hand["concealed"] == "234m678p555s11z"
+    assert r.hand["win_tile"] == "5s"
+
+
+def test_seven_pairs_with_sideways_winning_tile():
+    r = _hand_of("4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z 7z 7z 4s-", gaps="none")
+    assert r.hand == {"concealed": "446688s22336677z", "win_tile": "4s", "melds": []}
+    assert r.win_tile_source == "sideways"
+    assert r.sequence == "4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z 7z 7z 4s-"
+
+
+def test_drawn_tile_off_row_and_kakan_touching():
+    seq = "4s 5s 6s 5p 5p 4z 4z 5z 5z 5z | 0p | 9m- 9m= 9m 9m"
+    r = read_hand(scene_from_sequence(seq, rng=random.Random(5), gaps="none", off_row_drawn=True, distractors=True))
+    assert r.sequence == seq
+    assert r.hand == {"concealed": "055p456s44555z", "win_tile": "0p",
+                      "melds": [{"kind": "kakan", "tiles": "9999m", "called": "9m", "from": "left"}]}
+
+
+def test_thirteen_tiles_gives_the_waits():
+    r = _hand_of("0m 6m 7m 8m 8m 2s 3s 4s 0s 6s 5p 6p 7p")
+    assert r.hand is None and r.error_code == "no_winning_tile"
+    assert r.win_tile_candidates == ["1s", "4s", "7s"]
+    assert "4s" in r.error and "7s" in r.error
+    completed = r.hand_with_win("7s")
+    assert completed == {"concealed": "06788m567p234067s", "win_tile": "7s", "melds": [], "nukidora": 0}
+    with pytest.raises(ValueError):
+        r.hand_with_win("1z")
+
+
+def test_partial_view_reads_tiles_without_inventing_a_hand():
+    r = _hand_of("3s 0p 3z 1p 1s 6z 8p 0s")
+    assert r.hand is None and r.error_code == "partial"
+    assert r.sequence == "3s 0p 3z 1p 1s 6z 8p 0s"
+    assert "8 tiles" in r.error
+
+
+def _misread(tiles, index_of_label: str, wrong: str, p_wrong=0.55, p_true=0.4):
+    """Make the first tile labelled `index_of_label` read as `wrong` (truth second)."""
+    for i, t in enumerate(tiles):
+        if t.label == index_of_label and not t.sideways:
+            cands = (Candidate(wrong, p_wrong), Candidate(t.label, p_true), Candidate("1z", 0.01))
+            tiles[i] = replace(t, label=wrong, confidence=p_wrong, candidates=cands)
+            return i
+    raise AssertionError("label not found")
+
+
+def test_consistency_fixes_a_misread_tile():
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    tiles = scene_from_sequence(seq, rng=random.Random(7))
+    i = _misread(tiles, "5p", "3p")
+    r = read_hand(tiles)
+    assert r.error is None and r.hand["concealed"] == "123m456p789s11555z"
+    assert [(c.tile, c.read, c.now) for c in r.changes] == [(i, "3p", "5p")]
+    assert r.tiles[i].label == "5p" and r.tiles[i].confidence == pytest.approx(0.4)
+    assert i in r.uncertain  # fixed, but still not a sure read
+
+
+def test_consistency_fixes_a_fifth_tile():
+    tiles = scene_from_sequence("1m 1m 1m 2m 3m 4p 5p 6p 7s 8s 9s 5z 5z | 5z", rng=random.Random(8))
+    i = _misread(tiles, "2m", "1m", p_wrong=0.6, p_true=0.35)
+    r = read_hand(tiles)
+    assert r.error is None and r.hand["concealed"] == "11123m456p789s555z"
+    assert [(c.read, c.now) for c in r.changes] == [("1m", "2m")]
+
+
+def test_consistency_prefers_a_legal_meld():
+    seq = "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 7z 7z- 7z"
+    tiles = scene_from_sequence(seq, rng=random.Random(9))
+    _misread(tiles, "7z", "6z", p_wrong=0.5, p_true=0.45)
+    r = read_hand(tiles)
+    assert r.hand["melds"] == [{"kind": "pon", "tiles": "777z", "called": "7z", "from": "across"}]
+    assert len(r.changes) == 1
+
+
+def test_unfixable_reading_is_reported_not_invented():
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 2z 5z 5z | 5z"  # 1z 2z: no pair
+    tiles = [replace(t, candidates=(Candidate(t.label, 0.97), Candidate("8p", 0.02)))
+             for t in scene_from_sequence(seq, rng=random.Random(3))]
+    r = read_hand(tiles)
+    assert r.hand is None and r.error_code == "not_complete"
+    assert "no complete hand" in r.error
+    assert r.partial["concealed"] == "123m456p789s12555z"
+
+
+def test_far_fetched_fixes_are_refused():
+    """Two confident tiles would both have to change to 2 %-candidates: not a reading, a guess."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 2z 5z 5z | 5z"
+    tiles = scene_from_sequence(seq, rng=random.Random(3))
+    for i, t in enumerate(tiles):
+        if t.label in ("1z", "2z"):
+            tiles[i] = replace(t, confidence=0.97, candidates=(Candidate(t.label, 0.97), Candidate("9m", 0.02)))
+    r = read_hand(tiles)
+    assert r.hand is None and not r.changes
+
+
+def test_nuki_dora_counts():
+    seq = "1p 2p 3p 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z | 4z 4z"
+    r = read_hand(scene_from_sequence(seq, rng=random.Random(2)), players=3)
+    assert r.error is None, r.error
+    assert r.hand["nukidora"] == 2 and r.hand["concealed"] == "123456p789s11555z"
+
+
+def test_no_tiles():
+    r = read_hand([])
+    assert r.hand is None and r.error_code == "no_tiles"
+    assert r.to_json()["error"]
+
+
+def test_to_json_is_plain_json_with_documented_keys():
+    r = _hand_of("1z | 1z | 2m- 3m 4m | 7z 7z- 7z | x 3p 3p x | 9m 9m 9m- 9m=")
+    data = json.loads(json.dumps(r.to_json()))
+    assert set(data) >= {"tiles", "groups", "hand", "win_tile_candidates", "win_tile_source", "changes",
+                         "uncertain", "sequence", "confidence", "players", "partial", "notes", "error",
+                         "error_code", "row_angle", "image", "timings_ms"}
+    tile = data["tiles"][0]
+    assert set(tile) == {"index", "box", "label", "rotation", "sideways", "stacked", "confidence",
+                         "candidates", "group", "in_hand"}
+    assert sum(t["stacked"] for t in data["tiles"]) == 1
+    assert [g["kind"] for g in data["groups"]] == ["closed", "drawn", "chi", "pon", "ankan", "kakan"]
+    assert data["groups"][5]["from"] == "right" and data["groups"][5]["mpsz"] == "9999m"
+    assert 0 < data["confidence"] <= 1
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_all_layout_cases_read_with_distractors(name):
+    seq = CASES[name]
+    for seed in range(3):
+        r = read_hand(scene_from_sequence(seq, rng=random.Random(50 + seed), distractors=True))
+        assert r.sequence == seq, f"seed {seed}"

@@ -1,0 +1,457 @@
+"""Groups of read tiles → a hand (CONTRACTS §1), made consistent.
+
+A photo rarely reads perfectly: a 4p taken for a 0p, a fifth copy of a tile, a "pon" whose
+tiles differ. A winning hand is a strong constraint, so when the plain reading is not a legal
+complete hand we try the runner-up classes of the least certain tiles, cheapest first (best-first
+search over the top-k candidates, cost = −log of the probability given up), and across the
+layout's alternative arrangements; the most probable legal hand wins. What changed and what
+stays uncertain is reported, never hidden.
+
+`Reading.to_json()` is what the HTTP API and the audit serve; its keys are documented in
+docs/vision.md and are kept stable.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from vision.classes import BACK
+from vision.layout import Arrangement, Group, arrange, plain
+from vision.recognize import TileDetection
+from vision.sequence import format_sequence
+
+SUIT_ORDER = {"m": 0, "p": 1, "s": 2, "z": 3}
+UNCERTAIN_BELOW = 0.6  # a tile whose class probability is below this is listed as uncertain
+SEARCH_BUDGET = 4000  # labellings tried per arrangement
+MIN_CANDIDATE_P = 1e-3
+PEN_ILLEGAL = 8.0  # ranking cost of a reading that is no legal hand at all
+PEN_CHI_NOT_LEFT = 3.0  # a chi shown as called from across/right
+MAX_FIX_COST = 6.0  # give up rather than accept a hand e^6 ≈ 400 times less likely than the read
+
+
+# --------------------------------------------------------------------------------------------
+# Hand arithmetic (34 kinds; red fives count as fives)
+
+
+def kind34(label: str) -> int:
+    p = plain(label)
+    return SUIT_ORDER[p[1]] * 9 + int(p[0]) - 1
+
+
+def label34(k: int) -> str:
+    return f"{k % 9 + 1}{'mpsz'[k // 9]}"
+
+
+def _sets(counts: list[int], need: int) -> bool:
+    if need == 0:
+        return not any(counts)
+    i = next((k for k, c in enumerate(counts) if c), None)
+    if i is None:
+        return False
+    if counts[i] >= 3:
+        counts[i] -= 3
+        ok = _sets(counts, need - 1)
+        counts[i] += 3
+        if ok:
+            return True
+    if i < 27 and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+        for k in (i, i + 1, i + 2):
+            counts[k] -= 1
+        ok = _sets(counts, need - 1)
+        for k in (i, i + 1, i + 2):
+            counts[k] += 1
+        if ok:
+            return True
+    return False
+
+
+TERMINALS = [0, 8, 9, 17, 18, 26] + list(range(27, 34))
+
+
+def is_complete(counts: list[int], n_melds: int) -> bool:
+    """Is this concealed part (34 counts, 14 − 3·melds tiles) a winning shape?"""
+    if sum(counts) != 14 - 3 * n_melds:
+        return False
+    need = 4 - n_melds
+    for k in range(34):
+        if counts[k] >= 2:
+            counts[k] -= 2
+            ok = _sets(counts, need)
+            counts[k] += 2
+            if ok:
+                return True
+    if n_melds == 0:
+        if sum(1 for c in counts if c == 2) == 7:
+            return True
+        if all(counts[k] >= 1 for k in TERMINALS) and sum(counts[k] for k in TERMINALS) == 14:
+            return True
+    return False
+
+
+def waits(counts: list[int], n_melds: int) -> list[str]:
+    """Tiles that would complete a concealed part one tile short (a tenpai hand's waits)."""
+    out = []
+    for k in range(34):
+        if counts[k] >= 4:
+            continue
+        counts[k] += 1
+        if is_complete(counts, n_melds):
+            out.append(label34(k))
+        counts[k] -= 1
+    return out
+
+
+def mpsz(labels: Sequence[str]) -> str:
+    """['5p', '0p', '1m'] → '1m05p' (suits in m p s z order, red five before five)."""
+    by_suit: dict[str, list[str]] = {}
+    for lab in sorted(labels, key=lambda x: (SUIT_ORDER[x[1]], int(plain(x)[0]), x[0] != "0")):
+        by_suit.setdefault(lab[1], []).append(lab[0])
+    return "".join("".join(d) + s for s, d in by_suit.items())
+
+
+# --------------------------------------------------------------------------------------------
+# The reading
+
+
+@dataclass(frozen=True)
+class Change:
+    tile: int
+    read: str  # the classifier's first choice
+    now: str  # the class the consistency step chose
+    p_read: float
+    p_now: float
+
+
+@dataclass(frozen=True)
+class GroupReading:
+    kind: str  # closed, drawn, chi, pon, minkan, kakan, ankan, nuki
+    tiles: tuple[int, ...]
+    labels: tuple[str, ...]  # class of each tile, in `tiles` order (face-down: "back")
+    called: int | None = None
+    added: int | None = None
+    direction: str | None = None
+
+    def to_json(self) -> dict:
+        faces = [x for x in self.labels if x != BACK]
+        return {"kind": self.kind, "tiles": list(self.tiles), "mpsz": mpsz(faces) if faces else "",
+                "called": self.called, "added": self.added, "from": self.direction}
+
+
+@dataclass
+class Reading:
+    """Everything read from one photo; `hand` is a CONTRACTS §1 dict or None."""
+
+    tiles: list[TileDetection]
+    groups: list[GroupReading] = field(default_factory=list)
+    hand: dict | None = None
+    win_tile_candidates: list[str] = field(default_factory=list)
+    win_tile_source: str | None = None  # drawn | sideways | assumed | None
+    changes: list[Change] = field(default_factory=list)
+    uncertain: list[int] = field(default_factory=list)
+    sequence: str = ""
+    confidence: float = 0.0
+    players: int = 4
+    partial: dict | None = None  # the tiles read when they make no complete hand
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None  # a message for people (None when a hand was read)
+    error_code: str | None = None  # no_tiles | no_hand | partial | no_winning_tile | not_complete
+    row_angle: float | None = None
+    image_size: tuple[int, int] | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def hand_with_win(self, win_tile: str) -> dict:
+        """The hand with `win_tile` as the winning tile: one of the concealed tiles of a complete
+        hand, or the tile that completes a 13-tile reading. Raises ValueError otherwise."""
+        if self.hand is not None:
+            concealed = _expand(self.hand["concealed"])
+            if win_tile not in concealed:
+                raise ValueError(f"{win_tile} is not among the concealed tiles read ({self.hand['concealed']})")
+            return {**self.hand, "win_tile": win_tile}
+        if self.partial and win_tile in (self.partial.get("waits") or []) or (
+                self.partial and plain(win_tile) in (self.partial.get("waits") or [])):
+            concealed = _expand(self.partial["concealed"]) + [win_tile]
+            return {"concealed": mpsz(concealed), "win_tile": win_tile,
+                    "melds": self.partial["melds"], "nukidora": self.partial.get("nukidora", 0)}
+        raise ValueError(self.error or "no hand was read")
+
+    def to_json(self) -> dict:
+        group_of = {i: g for g, gr in enumerate(self.groups) for i in gr.tiles}
+        added = {gr.added for gr in self.groups if gr.added is not None}
+        tiles = []
+        for i, t in enumerate(self.tiles):
+            tiles.append({
+                "index": i,
+                "box": [round(v, 1) for v in t.box],
+                "label": t.label,
+                "rotation": t.rotation,
+                "sideways": t.sideways,
+                "stacked": i in added,
+                "confidence": round(t.confidence, 4),
+                "candidates": [{"label": c.label, "p": round(c.prob, 4)} for c in t.candidates],
+                "group": group_of.get(i),
+                "in_hand": i in group_of,
+            })
+        return {
+            "tiles": tiles,
+            "groups": [g.to_json() for g in self.groups],
+            "hand": self.hand,
+            "win_tile_candidates": self.win_tile_candidates,
+            "win_tile_source": self.win_tile_source,
+            "changes": [{"tile": c.tile, "read": c.read, "now": c.now, "p_read": round(c.p_read, 4),
+                         "p_now": round(c.p_now, 4)} for c in self.changes],
+            "uncertain": self.uncertain,
+            "sequence": self.sequence,
+            "confidence": round(self.confidence, 4),
+            "players": self.players,
+            "partial": self.partial,
+            "notes": self.notes,
+            "error": self.error,
+            "error_code": self.error_code,
+            "row_angle": None if self.row_angle is None else round(self.row_angle, 2),
+            "image": None if self.image_size is None else {"width": self.image_size[0], "height": self.image_size[1]},
+            "timings_ms": {k: round(v, 1) for k, v in self.timings.items()},
+        }
+
+
+def _expand(text: str) -> list[str]:
+    out, digits = [], []
+    for ch in text:
+        if ch.isdigit():
+            digits.append(ch)
+        else:
+            out.extend(d + ch for d in digits)
+            digits = []
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# From an arrangement and a labelling to a hand
+
+
+@dataclass
+class _Eval:
+    ok: bool  # a legal complete hand (or, for 13 tiles, a legal tenpai hand)
+    cost: float  # extra cost for odd but legal things (a chi not from the left)
+    warnings: list[str]
+    waits: list[str]
+
+
+def _meld_kind(g: Group, labels: dict[int, str]) -> str | None:
+    """called → chi/pon by the classes; None if the classes form no such meld."""
+    faces = [plain(labels[i]) for i in g.tiles if labels[i] != BACK]
+    if g.kind == "called":
+        if any(labels[i] == BACK for i in g.tiles):
+            return None
+        if len(set(faces)) == 1:
+            return "pon"
+        suits = {f[1] for f in faces}
+        nums = sorted(int(f[0]) for f in faces)
+        if len(suits) == 1 and "z" not in suits and nums == [nums[0], nums[0] + 1, nums[0] + 2]:
+            return "chi"
+        return None
+    if g.kind in ("minkan", "kakan"):
+        if any(labels[i] == BACK for i in g.tiles) or len(set(faces)) != 1:
+            return None
+        return g.kind
+    if g.kind == "ankan":
+        return "ankan" if faces and len(set(faces)) == 1 else None
+    return None
+
+
+def _evaluate(arr: Arrangement, labels: dict[int, str], players: int) -> _Eval:
+    concealed = [labels[i] for g in arr.groups if g.kind in ("closed", "drawn") for i in g.tiles]
+    if any(x == BACK for x in concealed):
+        return _Eval(False, 0.0, ["a face-down tile among the closed tiles"], [])
+    counts = [0] * 34
+    for x in concealed:
+        counts[kind34(x)] += 1
+    total = counts[:]
+    n_melds, cost, warnings = 0, 0.0, []
+    for g in arr.groups:
+        if g.kind == "nuki":
+            if any(labels[i] != "4z" for i in g.tiles):
+                return _Eval(False, 0.0, ["a set-aside tile that is not North"], [])
+            total[kind34("4z")] += len(g.tiles)
+            continue
+        if not g.is_meld:
+            continue
+        kind = _meld_kind(g, labels)
+        if kind is None:
+            return _Eval(False, 0.0, [f"tiles {mpsz([labels[i] for i in g.tiles if labels[i] != BACK])} form no meld"], [])
+        if kind == "chi":
+            if players == 3:
+                return _Eval(False, 0.0, ["no chi in three-player games"], [])
+            if g.direction != "left":
+                cost += PEN_CHI_NOT_LEFT
+                warnings.append("a chi can only be called from the left player")
+        n_melds += 1
+        faces = [labels[i] for i in g.tiles if labels[i] != BACK]
+        n = 4 if kind in ("minkan", "kakan", "ankan") else 3
+        if kind == "ankan":
+            total[kind34(faces[0])] += 4
+        else:
+            for x in faces[:n]:
+                total[kind34(x)] += 1
+    if n_melds > 4:
+        return _Eval(False, 0.0, ["more than four melds"], [])
+    over = [label34(k) for k, c in enumerate(total) if c > 4]
+    if over:
+        return _Eval(False, 0.0, [f"more than four {', '.join(over)}"], [])
+    need = 14 - 3 * n_melds
+    if len(concealed) == need:
+        return _Eval(is_complete(counts, n_melds), cost, warnings, [])
+    if len(concealed) == need - 1:
+        w = [x for x in waits(counts, n_melds) if total[kind34(x)] < 4]
+        return _Eval(bool(w), cost, warnings, w)
+    return _Eval(False, cost, warnings, [])
+
+
+def _candidates(t: TileDetection) -> list[tuple[str, float]]:
+    """(class, cost) options of a tile, cheapest first; cost = log p(first) − log p(class)."""
+    if t.label == BACK:
+        return [(BACK, 0.0)]
+    cands = [c for c in t.candidates if c.prob >= MIN_CANDIDATE_P and c.label != BACK]
+    if not cands:
+        return [(t.label, 0.0)]
+    top = max(t.confidence, cands[0].prob, 1e-9)
+    out = [(t.label, 0.0)]
+    for c in cands:
+        if c.label != t.label:
+            out.append((c.label, math.log(top) - math.log(c.prob)))
+    return sorted(out, key=lambda x: x[1])
+
+
+def _search(tiles: Sequence[TileDetection], arr: Arrangement, players: int,
+            budget: int = SEARCH_BUDGET) -> tuple[dict[int, str], float, _Eval] | None:
+    """Cheapest labelling of the arrangement's tiles that makes a legal hand (best-first)."""
+    idx = sorted(arr.used)
+    options = [_candidates(tiles[i]) for i in idx]
+    start = tuple(0 for _ in idx)
+    heap = [(0.0, start)]
+    seen = {start}
+    tried = 0
+    while heap and tried < budget:
+        cost, state = heapq.heappop(heap)
+        if cost > MAX_FIX_COST:
+            break
+        tried += 1
+        labels = {i: options[k][state[k]][0] for k, i in enumerate(idx)}
+        ev = _evaluate(arr, labels, players)
+        if ev.ok:
+            return labels, cost + ev.cost, ev
+        for k in range(len(idx)):
+            if state[k] + 1 < len(options[k]):
+                nxt = state[:k] + (state[k] + 1,) + state[k + 1 :]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    step = options[k][state[k] + 1][1] - options[k][state[k]][1]
+                    heapq.heappush(heap, (cost + step, nxt))
+    return None
+
+
+def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[int] | None = None,
+              row_angle: float | None = None, image_size: tuple[int, int] | None = None,
+              timings: dict[str, float] | None = None) -> Reading:
+    """Lay out, check and (if needed) correct the hand in `tiles` (the recogniser's output)."""
+    tiles = list(tiles)
+    base = dict(players=players, row_angle=row_angle, image_size=image_size, timings=dict(timings or {}))
+    if not tiles:
+        return Reading(tiles, error="no tiles were found in the photo", error_code="no_tiles", **base)
+    arrangements = arrange(tiles, players=players, row=row)
+    if not arrangements:
+        return Reading(tiles, error="no hand was found among the tiles", error_code="no_hand", **base)
+
+    best = None  # (total cost, arrangement, labels, eval)
+    for arr in arrangements:
+        if arr.tile_count not in (13, 14):
+            continue
+        found = _search(tiles, arr, players)
+        if found is None:
+            continue
+        labels, cost, ev = found
+        total = cost + arr.geometry
+        if best is None or total < best[0]:
+            best = (total, arr, labels, ev)
+    if best is None:  # no legal reading: report the plain one
+        arr = arrangements[0]
+        labels = {i: tiles[i].label for i in arr.used}
+        ev = _evaluate(arr, labels, players)
+        ev.ok = False
+    else:
+        _, arr, labels, ev = best
+
+    final = [t.with_label(labels[i]) if i in labels and labels[i] != t.label else t for i, t in enumerate(tiles)]
+    changes = [Change(i, tiles[i].label, labels[i], tiles[i].confidence, final[i].confidence)
+               for i in sorted(labels) if labels[i] != tiles[i].label]
+    groups = [_group_reading(g, labels) for g in arr.groups]
+    hand_tiles = sorted(arr.used)
+    uncertain = [i for i in hand_tiles if final[i].label != BACK and final[i].confidence < UNCERTAIN_BELOW]
+    confidence = math.prod(final[i].confidence for i in hand_tiles if final[i].label != BACK) if hand_tiles else 0.0
+    sequence = format_sequence(arr.to_sequence(final))
+    reading = Reading(final, groups, changes=changes, uncertain=uncertain, sequence=sequence,
+                      confidence=confidence, notes=list(arr.notes) + ev.warnings, **base)
+
+    concealed = [labels[i] for g in arr.groups if g.kind in ("closed", "drawn") for i in g.tiles]
+    melds = [_meld_json(g, gr, labels) for g, gr in zip(arr.groups, groups) if g.is_meld]
+    nuki = sum(len(g.tiles) for g in arr.groups if g.kind == "nuki")
+    count = arr.tile_count
+    if not ev.ok or any(m is None for m in melds):
+        reading.partial = {"concealed": mpsz([x for x in concealed if x != BACK]),
+                           "melds": [m for m in melds if m], "nukidora": nuki, "waits": []}
+        if count in (13, 14):
+            reading.error = (f"the tiles read ({sequence}) make no complete hand"
+                             + (f": {ev.warnings[0]}" if ev.warnings else ""))
+            reading.error_code = "not_complete"
+        else:
+            reading.error = f"{count} tiles were read ({sequence}): not a whole hand"
+            reading.error_code = "partial"
+        return reading
+    if count == 13:
+        reading.partial = {"concealed": mpsz(concealed), "melds": melds, "nukidora": nuki, "waits": ev.waits}
+        reading.win_tile_candidates = ev.waits
+        reading.error = ("the winning tile is not in the photo: the hand waits on "
+                         + " ".join(ev.waits) + " (give it with --win / win_tile)")
+        reading.error_code = "no_winning_tile"
+        return reading
+
+    drawn = [g for g in arr.groups if g.kind == "drawn"]
+    closed = next(g for g in arr.groups if g.kind == "closed")
+    if drawn:
+        win, source = labels[drawn[0].tiles[0]], "drawn"
+        candidates = [win]
+    elif tiles[closed.tiles[-1]].sideways:
+        win, source = labels[closed.tiles[-1]], "sideways"
+        candidates = [win]
+    else:
+        win, source = labels[closed.tiles[-1]], "assumed"
+        candidates = sorted(set(concealed), key=lambda x: (SUIT_ORDER[x[1]], int(plain(x)[0]), x[0] != "0"))
+        reading.notes.append(f"the winning tile is not set apart; {win} (the last closed tile) is assumed")
+    reading.hand = {"concealed": mpsz(concealed), "win_tile": win, "melds": melds}
+    if nuki or players == 3:
+        reading.hand["nukidora"] = nuki
+    reading.win_tile_candidates = candidates
+    reading.win_tile_source = source
+    return reading
+
+
+def _group_reading(g: Group, labels: dict[int, str]) -> GroupReading:
+    kind = g.kind
+    if g.is_meld:
+        kind = _meld_kind(g, labels) or g.kind
+    return GroupReading(kind, g.tiles, tuple(labels.get(i, BACK) for i in g.tiles), g.called, g.added, g.direction)
+
+
+def _meld_json(g: Group, gr: GroupReading, labels: dict[int, str]) -> dict[str, Any] | None:
+    kind = gr.kind
+    faces = [labels[i] for i in g.tiles if labels[i] != BACK]
+    if kind not in ("chi", "pon", "minkan", "kakan", "ankan"):
+        return None
+    if kind == "ankan":
+        face = faces[0]
+        tiles = faces + [plain(face)] * (4 - len(faces))
+        return {"kind": "ankan", "tiles": mpsz(tiles)}
+    out = {"kind": kind, "tiles": mpsz(faces), "called": labels[g.called], "from": g.direction}
+    return out
