@@ -1,0 +1,138 @@
+"""Every way a closed tile multiset splits into sets and one pair (plus the two special shapes).
+
+Table-driven like Mortal's libriichi: each suit's 9-count vector is split on its own and the
+splits are cached (`functools.lru_cache`), so a suit pattern is worked out once per process;
+honors can only be triplets or the pair. A whole hand is the product of its suits' splits.
+A shape is `(pair, seqs, trips)`: the pair's tile index, sequence start indices, triplet tiles.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import product
+
+Shape = tuple[int, tuple[int, ...], tuple[int, ...]]
+
+YAOCHU = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+
+
+@lru_cache(maxsize=None)
+def suit_shapes(counts: tuple[int, ...]) -> tuple[Shape, ...]:
+    """All splits of one suit (9 counts) into sequences, triplets and at most one pair, in local
+    indices 0..8. A suit whose tile count is 3k has no pair, 3k+2 exactly one, 3k+1 no split."""
+    total = sum(counts)
+    if total % 3 == 1:
+        return ()
+    want_pair = total % 3 == 2
+    c = list(counts)
+    out: set[Shape] = set()
+    seqs: list[int] = []
+    trips: list[int] = []
+
+    def walk(i: int, pair: int) -> None:
+        while i < 9 and c[i] == 0:
+            i += 1
+        if i == 9:
+            if (pair >= 0) == want_pair:
+                out.add((pair, tuple(seqs), tuple(trips)))
+            return
+        if c[i] >= 3:
+            c[i] -= 3
+            trips.append(i)
+            walk(i, pair)
+            trips.pop()
+            c[i] += 3
+        if pair < 0 and want_pair and c[i] >= 2:
+            c[i] -= 2
+            walk(i, i)
+            c[i] += 2
+        if i <= 6 and c[i + 1] and c[i + 2]:
+            c[i] -= 1
+            c[i + 1] -= 1
+            c[i + 2] -= 1
+            seqs.append(i)
+            walk(i, pair)
+            seqs.pop()
+            c[i] += 1
+            c[i + 1] += 1
+            c[i + 2] += 1
+
+    walk(0, -1)
+    return tuple(sorted(out))
+
+
+@lru_cache(maxsize=4096)
+def _offset(shapes: tuple[Shape, ...], base: int) -> tuple[Shape, ...]:
+    """A suit's splits moved to global tile indices (cached: a handful of bases × patterns)."""
+    return tuple((p + base if p >= 0 else -1, tuple(s + base for s in q), tuple(t + base for t in r))
+                 for p, q, r in shapes)
+
+
+def standard_shapes(counts: list[int]) -> list[Shape]:
+    """All (pair, seqs, trips) splits of a closed 34-count vector into sets + one pair.
+    Empty when the tiles don't form a standard winning shape."""
+    pair = -1
+    trips_h: list[int] = []
+    for i in range(27, 34):
+        c = counts[i]
+        if c == 0:
+            continue
+        if c == 3:
+            trips_h.append(i)
+        elif c == 2 and pair < 0:
+            pair = i
+        else:
+            return []
+    parts = []
+    pairs_needed = 0 if pair >= 0 else 1
+    for base in (0, 9, 18):
+        chunk = tuple(counts[base:base + 9])
+        total = sum(chunk)
+        if not total:
+            continue
+        if total % 3 == 2:
+            pairs_needed -= 1
+        sh = suit_shapes(chunk)
+        if not sh:
+            return []
+        parts.append(_offset(sh, base))
+    if pairs_needed != 0:
+        return []
+    h_trips = tuple(trips_h)
+    if len(parts) == 1:  # the common fast path: one suit holds every number tile
+        return [(p if p >= 0 else pair, s, r + h_trips if h_trips else r) for p, s, r in parts[0]]
+    out = []
+    for combo in product(*parts):
+        p_all = pair
+        seqs: tuple[int, ...] = ()
+        trips: tuple[int, ...] = ()
+        for p, s, r in combo:
+            if p >= 0:
+                p_all = p
+            seqs += s
+            trips += r
+        out.append((p_all, seqs, trips + h_trips))
+    if not parts:
+        out.append((pair, (), h_trips))
+    return out
+
+
+def is_seven_pairs(counts: list[int]) -> bool:
+    """Seven *different* pairs (two identical pairs do not count)."""
+    pairs = 0
+    for c in counts:
+        if c == 2:
+            pairs += 1
+        elif c:
+            return False
+    return pairs == 7
+
+
+def is_thirteen_orphans(counts: list[int]) -> bool:
+    """One of each terminal and honor plus one more of them."""
+    total = 0
+    for i in YAOCHU:
+        c = counts[i]
+        if not c:
+            return False
+        total += c
+    return total == 14

@@ -1,0 +1,94 @@
+"""Fu (minipoints) of one reading of a hand, with the breakdown a user can check by hand.
+
+20 base; +10 closed ron; +2 tsumo (not for pinfu tsumo; a rinshan win per the rules); sets:
+open triplet 2 / 4 (simple / terminal-honor), closed 4 / 8, open kan 8 / 16, closed kan 16 / 32,
+a triplet completed by ron counts as open; value pair 2 each (a double-wind pair per the rules);
+kanchan, penchan and tanki waits 2. Rounded up to 10. Seven pairs 25 flat; an open hand without
+fu won by ron is 30; pinfu tsumo 20.
+"""
+from __future__ import annotations
+
+from .tiles import TILES
+from .yaku import CHIITOI, KANCHAN, KOKUSHI, PENCHAN, TANKI, WAIT_NAMES, YAOCHU_MASK
+
+
+def set_fu(tile: int, concealed: bool, kan: bool) -> int:
+    fu = 2
+    if (YAOCHU_MASK >> tile) & 1:
+        fu = 4
+    if concealed:
+        fu *= 2
+    if kan:
+        fu *= 4
+    return fu
+
+
+def fu_details(form: int, closed: bool, tsumo: bool, pinfu: bool, rinshan: bool, pair: int, pair_fu: int,
+               wait: int, conc_trips: tuple[int, ...], ron_trip: int, melds: list[tuple[int, bool, bool]],
+               rules) -> tuple[int, list[dict]]:
+    """(fu, breakdown) for one reading. `melds` are (tile, concealed, kan) triplet-like melds;
+    `ron_trip` is the concealed triplet the ron tile completed (or -1)."""
+    if form == CHIITOI:
+        return 25, [{"fu": 25, "reason": "seven pairs (fixed)"}]
+    if form == KOKUSHI:
+        return 0, []
+    out = [{"fu": 20, "reason": "base"}]
+    total = 20
+    if closed and not tsumo:
+        out.append({"fu": 10, "reason": "closed ron"})
+        total += 10
+    if pinfu and tsumo:
+        return 20, [{"fu": 20, "reason": "pinfu tsumo (fixed)"}]
+    for t in conc_trips:
+        concealed = t != ron_trip
+        f = set_fu(t, concealed, False)
+        kind = "closed triplet" if concealed else "triplet completed by ron (open)"
+        out.append({"fu": f, "reason": f"{kind} {TILES[t]}"})
+        total += f
+        if t == ron_trip:
+            ron_trip = -2  # only one of two identical triplets is the ron one
+    for t, concealed, kan in melds:
+        f = set_fu(t, concealed, kan)
+        kind = ("closed kan" if concealed else "open kan") if kan else "open triplet"
+        out.append({"fu": f, "reason": f"{kind} {TILES[t]}"})
+        total += f
+    if pair_fu:
+        out.append({"fu": pair_fu, "reason": f"value pair {TILES[pair]}"})
+        total += pair_fu
+    if wait in (KANCHAN, PENCHAN, TANKI):
+        out.append({"fu": 2, "reason": f"{WAIT_NAMES[wait]} wait"})
+        total += 2
+    if tsumo and not pinfu and (not rinshan or rules.rinshan_tsumo_fu):
+        out.append({"fu": 2, "reason": "tsumo"})
+        total += 2
+    if total == 20 and not closed and not tsumo and rules.open_pinfu_fu:
+        out.append({"fu": 10, "reason": "open hand without fu, won by ron (counted as 30)"})
+        total = 30
+    return -(-total // 10) * 10, out
+
+
+def fu_value(form: int, closed: bool, tsumo: bool, pinfu: bool, rinshan: bool, pair_fu: int, wait: int,
+             conc_trips: tuple[int, ...], ron_trip: int, meld_fu: int, rules) -> int:
+    """The fu number alone, for ranking readings on the hot path (same rules as `fu_details`)."""
+    if form == CHIITOI:
+        return 25
+    if form == KOKUSHI:
+        return 0
+    if pinfu:
+        return 20 if tsumo else 30
+    total = 20 + meld_fu + pair_fu
+    if closed and not tsumo:
+        total += 10
+    for t in conc_trips:
+        if t == ron_trip:
+            total += 4 if (YAOCHU_MASK >> t) & 1 else 2
+            ron_trip = -2
+        else:
+            total += 8 if (YAOCHU_MASK >> t) & 1 else 4
+    if wait == KANCHAN or wait == PENCHAN or wait == TANKI:
+        total += 2
+    if tsumo and (not rinshan or rules.rinshan_tsumo_fu):
+        total += 2
+    if total == 20 and not closed and not tsumo and rules.open_pinfu_fu:
+        return 30
+    return -(-total // 10) * 10

@@ -1,0 +1,359 @@
+"""The hand to score: tiles, melds and the context of the win (CONTRACTS §1), validated.
+
+`Hand.from_json` reads the §1 object; the constructor checks everything that does not depend on
+the rule set (tile counts, meld shapes, flags that contradict each other). Checks that need the
+rule set (3-player tiles, red-five counts, kan dora…) happen in `engine.score`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import HandError
+from .tiles import NORTH, WIND_NAMES, Tile, format_tiles, parse_tiles, parse_wind, tile
+
+MELD_KINDS = ("chi", "pon", "minkan", "kakan", "ankan")
+_KIND_ALIASES = {"daiminkan": "minkan", "shouminkan": "kakan", "shominkan": "kakan", "chii": "chi"}
+SEATS = ("left", "across", "right")
+FLAGS = ("riichi", "double_riichi", "ippatsu", "rinshan", "chankan", "haitei", "houtei",
+         "tenhou", "chiihou", "renhou")
+# keys of §1 that Hand reads; "rules", "id", "expected", "players" handled by the caller / ignored
+HAND_KEYS = frozenset(("concealed", "win_tile", "melds", "win", "round_wind", "seat_wind", "dora_indicators",
+                       "ura_indicators", "honba", "kyotaku", "nukidora", "discarder", "players", "liable",
+                       "robbed_kan") + FLAGS)
+IGNORED_KEYS = frozenset(("rules", "id", "expected"))
+
+
+@dataclass(frozen=True)
+class Meld:
+    """A called or declared set. `called` is the tile taken from another player (for kakan: the
+    tile the original pon took) and `from_` the seat it came from, relative to the winner."""
+
+    kind: str
+    tiles: tuple[Tile, ...]
+    called: Tile | None = None
+    from_: str | None = None
+
+    def __post_init__(self) -> None:
+        self.validate("meld")
+
+    @property
+    def is_open(self) -> bool:
+        return self.kind != "ankan"
+
+    @property
+    def is_kan(self) -> bool:
+        return len(self.tiles) == 4
+
+    @property
+    def first(self) -> int:
+        """Lowest tile index (the set's identity: its tile for triplets/kans, its start for chi)."""
+        return min(t.index for t in self.tiles)
+
+    def validate(self, where: str) -> None:
+        kind, tiles = self.kind, self.tiles
+        if kind not in MELD_KINDS:
+            raise HandError(f"unknown meld kind {kind!r}; use one of {', '.join(MELD_KINDS)}", f"{where}.kind")
+        idx = sorted(t.index for t in tiles)
+        if kind == "chi":
+            if len(idx) != 3 or idx[0] >= 27 or idx[0] // 9 != idx[2] // 9 or idx != [idx[0], idx[0] + 1, idx[0] + 2]:
+                raise HandError(f"a chi must be three consecutive tiles of one suit, got {format_tiles(tiles)!r}",
+                                f"{where}.tiles")
+        else:
+            need = 3 if kind == "pon" else 4
+            if len(idx) != need or idx[0] != idx[-1]:
+                raise HandError(f"a {kind} must be {need} identical tiles, got {format_tiles(tiles)!r}", f"{where}.tiles")
+        if kind == "ankan":
+            if self.from_ is not None:
+                raise HandError("an ankan (closed kan) is not called from anyone; drop 'from'", f"{where}.from")
+            if self.called is not None:
+                raise HandError("an ankan (closed kan) has no called tile; drop 'called'", f"{where}.called")
+            return
+        if self.called is not None and self.called not in tiles:
+            raise HandError(f"called tile {self.called} is not one of the meld's tiles {format_tiles(tiles)}",
+                            f"{where}.called")
+        if self.from_ is not None and self.from_ not in SEATS:
+            raise HandError(f"expected left, across or right, got {self.from_!r}", f"{where}.from")
+        if kind == "chi" and self.from_ not in (None, "left"):
+            raise HandError("a chi can only be called from the left (kamicha)", f"{where}.from")
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"kind": self.kind, "tiles": format_tiles(self.tiles)}
+        if self.called is not None:
+            out["called"] = str(self.called)
+        if self.from_ is not None:
+            out["from"] = self.from_
+        return out
+
+    @staticmethod
+    def from_json(obj: Any, where: str = "melds[0]") -> "Meld":
+        if isinstance(obj, Meld):
+            return obj
+        if not isinstance(obj, dict):
+            raise HandError("expected an object with kind, tiles, called, from", where)
+        kind = obj.get("kind")
+        if not isinstance(kind, str):
+            raise HandError(f"expected one of {', '.join(MELD_KINDS)}", f"{where}.kind")
+        kind = _KIND_ALIASES.get(kind.lower(), kind.lower())
+        if "tiles" not in obj:
+            raise HandError("missing", f"{where}.tiles")
+        tiles = tuple(_tiles(obj["tiles"], f"{where}.tiles"))
+        called = obj.get("called")
+        called_t = tile(called, f"{where}.called") if called is not None else None
+        src = obj.get("from")
+        if src is not None and not isinstance(src, str):
+            raise HandError(f"expected left, across or right, got {src!r}", f"{where}.from")
+        for key in obj:
+            if key not in ("kind", "tiles", "called", "from"):
+                raise HandError(f"unknown meld key {key!r} (a meld has kind, tiles, called, from)", where)
+        m = Meld.__new__(Meld)
+        object.__setattr__(m, "kind", kind)
+        object.__setattr__(m, "tiles", tiles)
+        object.__setattr__(m, "called", called_t)
+        object.__setattr__(m, "from_", src.lower() if isinstance(src, str) else None)
+        m.validate(where)
+        return m
+
+
+def _tiles(value: Any, where: str) -> list[Tile]:
+    """Tiles from MPSZ text or a list of MPSZ texts."""
+    if isinstance(value, str):
+        return parse_tiles(value, where)
+    if isinstance(value, (list, tuple)):
+        out: list[Tile] = []
+        for i, v in enumerate(value):
+            if isinstance(v, Tile):
+                out.append(v)
+            else:
+                out.extend(parse_tiles(v, f"{where}[{i}]"))
+        return out
+    raise HandError(f"expected tiles in MPSZ notation, got {type(value).__name__}", where)
+
+
+def _flag(obj: dict, key: str) -> bool:
+    v = obj.get(key, False)
+    if v is None:
+        return False
+    if not isinstance(v, bool):
+        raise HandError(f"expected true or false, got {v!r}", key)
+    return v
+
+
+def _count(obj: dict, key: str, hi: int) -> int:
+    v = obj.get(key, 0)
+    if v is None:
+        return 0
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise HandError(f"expected a whole number, got {v!r}", key)
+    if not 0 <= v <= hi:
+        raise HandError(f"expected 0..{hi}, got {v}", key)
+    return v
+
+
+def _seat(value: Any, key: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or value.strip().lower() not in SEATS:
+        raise HandError(f"expected left, across or right (relative to the winner), got {value!r}", key)
+    return value.strip().lower()
+
+
+@dataclass(frozen=True)
+class Hand:
+    """A winning hand and its context. Winds are 0..3 (E S W N); seats are relative to the winner."""
+
+    concealed: tuple[Tile, ...]
+    win_tile: Tile
+    melds: tuple[Meld, ...] = ()
+    tsumo: bool = False
+    round_wind: int = 0
+    seat_wind: int = 0
+    dora_indicators: tuple[Tile, ...] = ()
+    ura_indicators: tuple[Tile, ...] = ()
+    riichi: bool = False
+    double_riichi: bool = False
+    ippatsu: bool = False
+    rinshan: bool = False
+    chankan: bool = False
+    haitei: bool = False
+    houtei: bool = False
+    tenhou: bool = False
+    chiihou: bool = False
+    renhou: bool = False
+    honba: int = 0
+    kyotaku: int = 0
+    nukidora: int = 0
+    discarder: str | None = None
+    players: int | None = None
+    liable: str | None = None         # pao: the liable seat when the caller states it
+    robbed_kan: str = "kakan"         # chankan on an added kan, or (kokushi) on a closed kan
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    # ---------------------------------------------------------------- reading
+    @staticmethod
+    def from_json(obj: Any) -> "Hand":
+        """The §1 object -> Hand. Unknown keys are ignored but listed in `notes`."""
+        if not isinstance(obj, dict):
+            raise HandError(f"expected a JSON object for the hand, got {type(obj).__name__}")
+        if "concealed" not in obj:
+            raise HandError("missing (every tile not in a meld, including the winning tile)", "concealed")
+        if "win_tile" not in obj:
+            raise HandError("missing (the winning tile, one of the concealed tiles)", "win_tile")
+        concealed = tuple(_tiles(obj["concealed"], "concealed"))
+        win = tile(obj["win_tile"], "win_tile") if isinstance(obj["win_tile"], str) else None
+        if win is None:
+            raise HandError(f"expected one tile in MPSZ notation, got {obj['win_tile']!r}", "win_tile")
+        melds_obj = obj.get("melds") or []
+        if not isinstance(melds_obj, list):
+            raise HandError("expected a list of melds", "melds")
+        melds = tuple(Meld.from_json(m, f"melds[{i}]") for i, m in enumerate(melds_obj))
+        how = obj.get("win", "ron")
+        if not isinstance(how, str) or how.lower() not in ("ron", "tsumo"):
+            raise HandError(f"expected 'ron' or 'tsumo', got {how!r}", "win")
+        dora = tuple(_tiles(obj.get("dora_indicators") or [], "dora_indicators"))
+        ura = tuple(_tiles(obj.get("ura_indicators") or [], "ura_indicators"))
+        players = obj.get("players")
+        if players is not None and (isinstance(players, bool) or players not in (3, 4)):
+            raise HandError(f"expected 3 or 4, got {players!r}", "players")
+        robbed = obj.get("robbed_kan", "kakan")
+        if robbed not in ("kakan", "ankan"):
+            raise HandError(f"expected 'kakan' or 'ankan', got {robbed!r}", "robbed_kan")
+        notes = tuple(f"ignored unknown key {k!r}" for k in obj if k not in HAND_KEYS and k not in IGNORED_KEYS)
+        return Hand(
+            concealed=concealed, win_tile=win, melds=melds, tsumo=how.lower() == "tsumo",
+            round_wind=parse_wind(obj.get("round_wind", "E"), "round_wind"),
+            seat_wind=parse_wind(obj.get("seat_wind", "E"), "seat_wind"),
+            dora_indicators=dora, ura_indicators=ura,
+            riichi=_flag(obj, "riichi"), double_riichi=_flag(obj, "double_riichi"), ippatsu=_flag(obj, "ippatsu"),
+            rinshan=_flag(obj, "rinshan"), chankan=_flag(obj, "chankan"), haitei=_flag(obj, "haitei"),
+            houtei=_flag(obj, "houtei"), tenhou=_flag(obj, "tenhou"), chiihou=_flag(obj, "chiihou"),
+            renhou=_flag(obj, "renhou"),
+            honba=_count(obj, "honba", 1000), kyotaku=_count(obj, "kyotaku", 1000),
+            nukidora=_count(obj, "nukidora", 4),
+            discarder=_seat(obj.get("discarder"), "discarder"), players=players,
+            liable=_seat(obj.get("liable"), "liable"), robbed_kan=robbed, notes=notes)
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {
+            "concealed": format_tiles(self.concealed), "win_tile": str(self.win_tile),
+            "melds": [m.to_json() for m in self.melds], "win": "tsumo" if self.tsumo else "ron",
+            "round_wind": WIND_NAMES[self.round_wind], "seat_wind": WIND_NAMES[self.seat_wind],
+            "dora_indicators": [str(t) for t in self.dora_indicators],
+            "ura_indicators": [str(t) for t in self.ura_indicators],
+        }
+        for f in FLAGS:
+            if getattr(self, f):
+                out[f] = True
+        for f in ("honba", "kyotaku", "nukidora"):
+            if getattr(self, f):
+                out[f] = getattr(self, f)
+        for f in ("discarder", "players", "liable"):
+            if getattr(self, f) is not None:
+                out[f] = getattr(self, f)
+        if self.robbed_kan != "kakan":
+            out["robbed_kan"] = self.robbed_kan
+        return out
+
+    # ---------------------------------------------------------------- checks
+    @property
+    def is_dealer(self) -> bool:
+        return self.seat_wind == 0
+
+    @property
+    def is_open(self) -> bool:
+        return any(m.kind != "ankan" for m in self.melds)
+
+    def validate(self) -> None:
+        """Rule-independent checks: counts, meld shapes, contradictory flags."""
+        n_melds = len(self.melds)
+        if n_melds > 4:
+            raise HandError(f"at most 4 melds, got {n_melds}", "melds")
+        for i, m in enumerate(self.melds):
+            if not isinstance(m, Meld):
+                raise HandError("expected a Meld", f"melds[{i}]")
+        need = 14 - 3 * n_melds
+        if len(self.concealed) != need:
+            extra = f" with {n_melds} meld{'s' if n_melds != 1 else ''}" if n_melds else ""
+            raise HandError(f"expected {need} tiles{extra} (including the winning tile), got {len(self.concealed)}",
+                            "concealed")
+        if self.win_tile.index not in {t.index for t in self.concealed}:
+            raise HandError(f"winning tile {self.win_tile} is not among the concealed tiles", "win_tile")
+        if self.win_tile.red and self.win_tile not in self.concealed:
+            raise HandError(f"winning tile {self.win_tile} (red) is not among the concealed tiles", "win_tile")
+        counts = [0] * 34
+        for t in self.concealed:
+            counts[t.index] += 1
+        for m in self.melds:
+            for t in m.tiles:
+                counts[t.index] += 1
+        for where, group in (("dora_indicators", self.dora_indicators), ("ura_indicators", self.ura_indicators)):
+            for t in group:
+                counts[t.index] += 1
+        nuki = self.nukidora
+        counts[NORTH] += nuki
+        for i, c in enumerate(counts):
+            if c > 4:
+                raise HandError(f"{c} copies of {Tile(i)} in the hand, melds, indicators and set-aside norths "
+                                "(a set has 4)", "concealed")
+        for where, group in (("dora_indicators", self.dora_indicators), ("ura_indicators", self.ura_indicators)):
+            if len(group) > 5:
+                raise HandError(f"at most 5 indicators (1 + 4 kan), got {len(group)}", where)
+        if self.ura_indicators and len(self.ura_indicators) > len(self.dora_indicators):
+            raise HandError("more ura indicators than dora indicators (each ura lies under a dora indicator)",
+                            "ura_indicators")
+        self._validate_context()
+
+    def _validate_context(self) -> None:
+        is_open = self.is_open
+        riichi = self.riichi or self.double_riichi
+        tsumo = self.tsumo
+        if riichi and is_open:
+            raise HandError("riichi needs a closed hand (only closed kans allowed)", "double_riichi" if self.double_riichi else "riichi")
+        if self.ippatsu and not riichi:
+            raise HandError("ippatsu needs riichi", "ippatsu")
+        if self.ura_indicators and not riichi:
+            raise HandError("ura dora only count for a riichi winner; drop ura_indicators or set riichi", "ura_indicators")
+        if self.rinshan and not tsumo:
+            raise HandError("rinshan kaihou is a win by tsumo on the replacement tile", "rinshan")
+        if self.rinshan and not any(m.is_kan for m in self.melds) and not self.nukidora:
+            raise HandError("rinshan kaihou needs a kan (or, in 3-player, a set-aside north)", "rinshan")
+        if self.chankan and tsumo:
+            raise HandError("chankan (robbing a kan) is a win by ron", "chankan")
+        if self.haitei and not tsumo:
+            raise HandError("haitei is a win by tsumo on the last tile (by ron it is houtei)", "haitei")
+        if self.houtei and tsumo:
+            raise HandError("houtei is a win by ron on the last discard (by tsumo it is haitei)", "houtei")
+        if self.houtei and self.chankan:
+            raise HandError("houtei and chankan cannot both happen (the last discard is not a kan)", "houtei")
+        if self.chankan:
+            same = sum(1 for t in self.concealed if t.index == self.win_tile.index)
+            same += sum(len(m.tiles) for m in self.melds if m.tiles[0].index == self.win_tile.index and m.kind != "chi")
+            if same > 1:
+                raise HandError(f"chankan on {self.win_tile}: the other three are in the robbed kan, so the hand can "
+                                "hold only the robbed one", "chankan")
+        if self.robbed_kan == "ankan" and not self.chankan:
+            raise HandError("robbed_kan only applies to chankan", "robbed_kan")
+        if self.discarder is not None and tsumo:
+            raise HandError("a tsumo win has no discarder", "discarder")
+        dealer = self.seat_wind == 0
+        for flag, ok, why in (
+            ("tenhou", dealer and tsumo, "tenhou is the dealer's win on the first draw (tsumo, dealer seat E)"),
+            ("chiihou", not dealer and tsumo, "chiihou is a non-dealer's win on the first draw (tsumo, seat not E)"),
+            ("renhou", not dealer and not tsumo, "renhou is a non-dealer's ron before the first draw (seat not E)"),
+        ):
+            if getattr(self, flag):
+                if not ok:
+                    raise HandError(why, flag)
+                if self.melds:
+                    raise HandError(f"{flag} is only possible before any call or kan", flag)
+                if riichi:
+                    raise HandError(f"{flag} cannot follow a riichi", flag)
+                if self.rinshan or self.chankan or self.haitei or self.houtei:
+                    raise HandError(f"{flag} cannot combine with rinshan, chankan, haitei or houtei", flag)
+        if sum((self.tenhou, self.chiihou, self.renhou)) > 1:
+            raise HandError("tenhou, chiihou and renhou exclude each other", "tenhou")

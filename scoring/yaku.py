@@ -1,0 +1,255 @@
+"""Every yaku as data plus a predicate.
+
+A `Yaku` is its names, its han closed and open (0 open = closed only), its yakuman weight, and
+which rule field enables it; `check(ctx)` says whether one reading of the hand has it. The engine
+builds one `Ctx` per reading (decomposition + wait) and runs the table compiled for the rule set.
+Shapes are in tile indices (see `tiles.py`); masks are 34-bit sets of the tile kinds present.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from .tiles import EAST, GREEN, NORTH, RED, WHITE
+
+# ---- forms and waits -------------------------------------------------------------------------
+STANDARD, CHIITOI, KOKUSHI = 0, 1, 2
+RYANMEN, KANCHAN, PENCHAN, SHANPON, TANKI, THIRTEEN = 0, 1, 2, 3, 4, 5
+WAIT_NAMES = ("ryanmen", "kanchan", "penchan", "shanpon", "tanki", "kokushi 13-wait")
+
+
+def _mask(indices) -> int:
+    m = 0
+    for i in indices:
+        m |= 1 << i
+    return m
+
+
+HONOR_MASK = _mask(range(27, 34))
+TERMINAL_MASK = _mask((0, 8, 9, 17, 18, 26))
+YAOCHU_MASK = HONOR_MASK | TERMINAL_MASK
+GREEN_MASK = _mask((19, 20, 21, 23, 25, GREEN))  # 2 3 4 6 8 sou and hatsu
+SUIT_MASKS = (_mask(range(0, 9)), _mask(range(9, 18)), _mask(range(18, 27)))
+DRAGONS = (WHITE, GREEN, RED)
+WINDS = (EAST, EAST + 1, EAST + 2, NORTH)
+CHUUREN_BASE = (3, 1, 1, 1, 1, 1, 1, 1, 3)
+
+
+class Ctx:
+    """One reading of a winning hand: what the predicates look at."""
+
+    __slots__ = ("form", "closed", "tsumo", "pair", "seqs", "trips", "ankou", "kans", "wait", "mask",
+                 "conc", "win", "seat", "round", "value_pair", "hand", "rules", "suits")
+
+    def __init__(self) -> None:
+        self.seqs: tuple[int, ...] = ()
+        self.trips: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Yaku:
+    key: str
+    name: str
+    name_ja: str
+    han: int                      # closed han (yakuman: 13 per yakuman)
+    han_open: int                 # open han; 0 = closed only
+    check: Callable[[Ctx], bool]
+    yakuman: int = 0              # yakuman weight (2 = double where rules.double_yakuman)
+    enabled_by: str | None = None  # Rules field that must be truthy for the yaku to exist
+    open_needs: str | None = None  # Rules field that must be truthy for the open value to exist
+
+    @property
+    def is_yakuman(self) -> bool:
+        return self.yakuman > 0
+
+
+# ---- predicates --------------------------------------------------------------------------------
+def _peikou(c: Ctx) -> int:
+    """Number of identical-sequence pairs (closed hands only)."""
+    s = c.seqs
+    if len(s) < 2 or not c.closed:
+        return 0
+    s = sorted(s)
+    n = 0
+    i = 0
+    while i < len(s) - 1:
+        if s[i] == s[i + 1]:
+            n += 1
+            i += 2
+        else:
+            i += 1
+    return n
+
+
+def _sanshoku(c: Ctx) -> bool:
+    s = c.seqs
+    if len(s) < 3:
+        return False
+    for n in s:
+        if n < 9 and n + 9 in s and n + 18 in s:
+            return True
+    return False
+
+
+def _ittsu(c: Ctx) -> bool:
+    s = c.seqs
+    if len(s) < 3:
+        return False
+    for b in (0, 9, 18):
+        if b in s and b + 3 in s and b + 6 in s:
+            return True
+    return False
+
+
+def _outside(c: Ctx) -> bool:
+    """Every set and the pair hold a terminal or honor, with at least one sequence."""
+    if c.form != STANDARD or not c.seqs or not (YAOCHU_MASK >> c.pair) & 1:
+        return False
+    for s in c.seqs:
+        if s % 9 not in (0, 6):
+            return False
+    for t in c.trips:
+        if not (YAOCHU_MASK >> t) & 1:
+            return False
+    return True
+
+
+def _sanshoku_doukou(c: Ctx) -> bool:
+    t = c.trips
+    if len(t) < 3:
+        return False
+    for n in t:
+        if n < 9 and n + 9 in t and n + 18 in t:
+            return True
+    return False
+
+
+def _count_in(tiles: tuple[int, ...], group: tuple[int, ...]) -> int:
+    return sum(1 for t in tiles if t in group)
+
+
+def _shousangen(c: Ctx) -> bool:
+    return c.form == STANDARD and c.pair in DRAGONS and _count_in(c.trips, DRAGONS) == 2
+
+
+def _daisangen(c: Ctx) -> bool:
+    return _count_in(c.trips, DRAGONS) == 3
+
+
+def _shousuushii(c: Ctx) -> bool:
+    return c.form == STANDARD and c.pair in WINDS and _count_in(c.trips, WINDS) == 3
+
+
+def _daisuushii(c: Ctx) -> bool:
+    return _count_in(c.trips, WINDS) == 4
+
+
+def _chuuren(c: Ctx) -> bool:
+    if not c.closed or c.kans or c.form != STANDARD or c.suits != 1 or c.mask & HONOR_MASK:
+        return False
+    base = (c.mask & -c.mask).bit_length() - 1
+    base -= base % 9
+    conc = c.conc
+    for k in range(9):
+        if conc[base + k] < CHUUREN_BASE[k]:
+            return False
+    return True
+
+
+def _junsei(c: Ctx) -> bool:
+    """Chuuren whose 13 tiles before the win were exactly 1112345678999 (nine-sided wait)."""
+    if not _chuuren(c):
+        return False
+    base = c.win - c.win % 9
+    conc = c.conc
+    for k in range(9):
+        n = conc[base + k] - (1 if base + k == c.win else 0)
+        if n != CHUUREN_BASE[k]:
+            return False
+    return True
+
+
+def _honroutou(c: Ctx) -> bool:
+    m = c.mask
+    return not m & ~YAOCHU_MASK and bool(m & HONOR_MASK) and bool(m & TERMINAL_MASK) and c.form != KOKUSHI
+
+
+def _yakuhai(tile: int) -> Callable[[Ctx], bool]:
+    return lambda c: tile in c.trips
+
+
+def _flag(name: str) -> Callable[[Ctx], bool]:
+    return lambda c: getattr(c.hand, name)
+
+
+def _haitei(c: Ctx) -> bool:
+    return c.hand.haitei and (not c.hand.rinshan or c.rules.haitei_with_rinshan)
+
+
+# ---- the table (output order) --------------------------------------------------------------------
+YAKU: tuple[Yaku, ...] = (
+    # yakuman
+    Yaku("tenhou", "Tenhou", "天和", 13, 0, _flag("tenhou"), yakuman=1),
+    Yaku("chiihou", "Chiihou", "地和", 13, 0, _flag("chiihou"), yakuman=1),
+    Yaku("renhou_yakuman", "Renhou", "人和", 13, 0, _flag("renhou"), yakuman=1, enabled_by="renhou_is_yakuman"),
+    Yaku("kokushi_13", "Kokushi musou 13-sided wait", "国士無双十三面待ち", 26, 0,
+         lambda c: c.form == KOKUSHI and c.conc[c.win] == 2, yakuman=2),
+    Yaku("kokushi", "Kokushi musou", "国士無双", 13, 0,
+         lambda c: c.form == KOKUSHI and c.conc[c.win] == 1, yakuman=1),
+    Yaku("suuankou_tanki", "Suuankou tanki", "四暗刻単騎", 26, 0, lambda c: c.ankou == 4 and c.wait == TANKI, yakuman=2),
+    Yaku("suuankou", "Suuankou", "四暗刻", 13, 0, lambda c: c.ankou == 4 and c.wait != TANKI, yakuman=1),
+    Yaku("daisangen", "Daisangen", "大三元", 13, 13, _daisangen, yakuman=1),
+    Yaku("daisuushii", "Daisuushii", "大四喜", 26, 26, _daisuushii, yakuman=2),
+    Yaku("shousuushii", "Shousuushii", "小四喜", 13, 13, _shousuushii, yakuman=1),
+    Yaku("tsuuiisou", "Tsuuiisou", "字一色", 13, 13, lambda c: not c.mask & ~HONOR_MASK, yakuman=1),
+    Yaku("chinroutou", "Chinroutou", "清老頭", 13, 13, lambda c: not c.mask & ~TERMINAL_MASK, yakuman=1),
+    Yaku("ryuuiisou", "Ryuuiisou", "緑一色", 13, 13, lambda c: not c.mask & ~GREEN_MASK, yakuman=1),
+    Yaku("junsei_chuuren", "Junsei chuuren poutou", "純正九蓮宝燈", 26, 0, _junsei, yakuman=2),
+    Yaku("chuuren", "Chuuren poutou", "九蓮宝燈", 13, 0, lambda c: _chuuren(c) and not _junsei(c), yakuman=1),
+    Yaku("suukantsu", "Suukantsu", "四槓子", 13, 13, lambda c: c.kans == 4, yakuman=1),
+    # 1 han
+    Yaku("riichi", "Riichi", "立直", 1, 0, lambda c: c.hand.riichi and not c.hand.double_riichi),
+    Yaku("double_riichi", "Double riichi", "ダブル立直", 2, 0, _flag("double_riichi")),
+    Yaku("ippatsu", "Ippatsu", "一発", 1, 0, _flag("ippatsu"), enabled_by="ippatsu"),
+    Yaku("menzen_tsumo", "Menzen tsumo", "門前清自摸和", 1, 0, lambda c: c.tsumo and c.closed),
+    Yaku("pinfu", "Pinfu", "平和", 1, 0,
+         lambda c: c.form == STANDARD and c.closed and not c.trips and c.wait == RYANMEN and not c.value_pair),
+    Yaku("tanyao", "Tanyao", "断么九", 1, 1, lambda c: not c.mask & YAOCHU_MASK, open_needs="open_tanyao"),
+    Yaku("iipeikou", "Iipeikou", "一盃口", 1, 0, lambda c: c.form == STANDARD and _peikou(c) == 1),
+    Yaku("haku", "Yakuhai: white", "役牌 白", 1, 1, _yakuhai(WHITE)),
+    Yaku("hatsu", "Yakuhai: green", "役牌 發", 1, 1, _yakuhai(GREEN)),
+    Yaku("chun", "Yakuhai: red", "役牌 中", 1, 1, _yakuhai(RED)),
+    Yaku("seat_wind", "Seat wind", "自風牌", 1, 1, lambda c: c.seat in c.trips),
+    Yaku("round_wind", "Round wind", "場風牌", 1, 1, lambda c: c.round in c.trips),
+    Yaku("rinshan", "Rinshan kaihou", "嶺上開花", 1, 1, _flag("rinshan")),
+    Yaku("chankan", "Chankan", "搶槓", 1, 1, _flag("chankan")),
+    Yaku("haitei", "Haitei raoyue", "海底摸月", 1, 1, _haitei),
+    Yaku("houtei", "Houtei raoyui", "河底撈魚", 1, 1, _flag("houtei")),
+    # 2 han
+    Yaku("chiitoitsu", "Chiitoitsu", "七対子", 2, 0, lambda c: c.form == CHIITOI),
+    Yaku("sanshoku", "Sanshoku doujun", "三色同順", 2, 1, _sanshoku),
+    Yaku("ittsu", "Ittsu", "一気通貫", 2, 1, _ittsu),
+    Yaku("chanta", "Chanta", "混全帯么九", 2, 1, lambda c: bool(c.mask & HONOR_MASK) and _outside(c)),
+    Yaku("toitoi", "Toitoi", "対々和", 2, 2, lambda c: c.form == STANDARD and not c.seqs),
+    Yaku("sanankou", "Sanankou", "三暗刻", 2, 2, lambda c: c.ankou == 3),
+    Yaku("sanshoku_doukou", "Sanshoku doukou", "三色同刻", 2, 2, _sanshoku_doukou),
+    Yaku("sankantsu", "Sankantsu", "三槓子", 2, 2, lambda c: c.kans == 3),
+    Yaku("honroutou", "Honroutou", "混老頭", 2, 2, _honroutou),
+    Yaku("shousangen", "Shousangen", "小三元", 2, 2, _shousangen),
+    # 3 han and more
+    Yaku("ryanpeikou", "Ryanpeikou", "二盃口", 3, 0, lambda c: c.form == STANDARD and _peikou(c) == 2),
+    Yaku("junchan", "Junchan", "純全帯么九", 3, 2, lambda c: not c.mask & HONOR_MASK and _outside(c)),
+    Yaku("honitsu", "Honitsu", "混一色", 3, 2, lambda c: c.suits == 1 and bool(c.mask & HONOR_MASK)),
+    Yaku("chinitsu", "Chinitsu", "清一色", 6, 5, lambda c: c.suits == 1 and not c.mask & HONOR_MASK),
+)
+
+YAKU_BY_KEY = {y.key: y for y in YAKU}
+
+# Not yaku but counted like them (after the yaku, only when the hand has a yaku).
+DORA_NAMES = {
+    "dora": ("Dora", "ドラ"),
+    "ura_dora": ("Ura dora", "裏ドラ"),
+    "aka_dora": ("Red five", "赤ドラ"),
+    "nuki_dora": ("Nuki dora", "抜きドラ"),
+}
+RENHOU_MANGAN = ("renhou", "Renhou", "人和")

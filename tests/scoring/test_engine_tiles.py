@@ -1,0 +1,54 @@
+"""Tiles and MPSZ notation."""
+import pytest
+
+from scoring import HandError, format_tiles, parse_tiles
+from scoring.tiles import TILES, dora_of, parse_wind
+
+
+def test_parse_suits_honors_and_red_fives():
+    tiles = parse_tiles("123m0p5p7z")
+    assert [t.index for t in tiles] == [0, 1, 2, 13, 13, 33]
+    assert [t.red for t in tiles] == [False, False, False, True, False, False]
+    assert str(tiles[3]) == "0p" and str(tiles[4]) == "5p"
+
+
+def test_parse_ignores_spaces_and_upper_case_suits():
+    assert parse_tiles("12 3M") == parse_tiles("123m")
+
+
+def test_tiles_are_shared_objects():
+    assert parse_tiles("1m")[0] is TILES[0]
+
+
+@pytest.mark.parametrize("text, part", [
+    ("123", "no suit letter"), ("m", "without digits"), ("8z", "no tile 8z"), ("0z", "no tile 0z"),
+    ("12x", "unexpected character"),
+])
+def test_parse_errors_say_what_is_wrong(text, part):
+    with pytest.raises(HandError) as err:
+        parse_tiles(text, "concealed")
+    assert part in str(err.value) and err.value.field == "concealed"
+
+
+def test_format_runs_and_sorting():
+    assert format_tiles(parse_tiles("123m0p5p")) == "123m05p"
+    assert format_tiles(parse_tiles("5p1m0m"), sort=True) == "10m5p"
+    assert format_tiles([]) == ""
+
+
+@pytest.mark.parametrize("indicator, dora", [("1m", "2m"), ("9m", "1m"), ("9s", "1s"), ("4z", "1z"), ("7z", "5z"),
+                                             ("5z", "6z"), ("3z", "4z")])
+def test_dora_follows_indicator(indicator, dora):
+    assert dora_of(parse_tiles(indicator)[0].index) == parse_tiles(dora)[0].index
+
+
+def test_sanma_dora_1m_points_at_9m():
+    # 002 三人麻雀 1.1.1 (9): ドラ表示牌が萬子の 1 のときは萬子の 9 がドラ
+    assert dora_of(0, three_player=True) == 8
+    assert dora_of(8, three_player=True) == 0
+
+
+def test_winds():
+    assert [parse_wind(w, "seat_wind") for w in ("E", "south", "3z", "N")] == [0, 1, 2, 3]
+    with pytest.raises(HandError):
+        parse_wind("X", "seat_wind")
