@@ -497,3 +497,152 @@ def expected_from_mahjong(hand: GenHand, response: Any) -> dict[str, Any]:
         "payments": payments, "total": cost["total"], "level": cost["yaku_level"],
         "yaku": [y.name for y in response.yaku],
     }
+
+
+# ---- hands with a chosen fu and han (points-table tests) --------------------------------
+
+_TABLE_SEQS = (10, 22, 14, 19)           # 234p (always present, holds the wait), 567s, 678p, 234s
+_TABLE_TRIPLET_TILES = (HAKU, NORTH, 0, 17, 25)   # haku (yakuhai), north, 1m, 9p, 8s
+_GROUP_FU = {"anko": (4, 8), "pon": (2, 4), "minkan": (8, 16), "ankan": (16, 32)}
+
+
+def _next_dora(t: int, players: int) -> int:
+    if players == 3 and t in (0, 8):
+        return 8 if t == 0 else 0          # sanma: 1m shows 9m, 9m shows 1m
+    if t < 27:
+        return t - t % 9 + (t % 9 + 1) % 9
+    if t < 31:
+        return 27 + (t - 27 + 1) % 4
+    return 31 + (t - 31 + 1) % 3
+
+
+def _table_candidates(tsumo: bool):
+    """Every hand shape of the points-table menu, with the fu and han (before dora) it scores.
+
+    The menu is chosen so no yaku appears by accident: 234p is always a closed sequence (no
+    toitoi, no chanta), the pair is 9s or hatsu (no tanyao), at most two concealed triplets (no
+    sanankou), sequences never repeat or line up (no iipeikou, ittsu, sanshoku), both p and s
+    are present (no honitsu). What it can score: riichi, menzen tsumo, pinfu, haku, sankantsu.
+    """
+    import itertools
+
+    items = [("seq", t) for t in _TABLE_SEQS[1:]]
+    items += [(kind, t) for t in _TABLE_TRIPLET_TILES for kind in _GROUP_FU]
+    for combo in itertools.combinations(items, 3):
+        tiles_used = [t for k, t in combo if k != "seq"]
+        if len(set(tiles_used)) != len(tiles_used):
+            continue
+        groups = [("seq", 10)] + list(combo)
+        kans = sum(k in ("minkan", "ankan") for k, _ in groups)
+        concealed_sets = sum(k in ("anko", "ankan") for k, _ in groups)
+        if concealed_sets > 2:
+            continue
+        opened = any(k in ("pon", "minkan") for k, _ in groups)
+        for pair in (26, HATSU):  # 9s, hatsu
+            suits = {suit_of(t) for k, t in groups for _ in [0] if t < 27} | ({2} if pair == 26 else set())
+            if not {1, 2} <= suits:
+                continue
+            for wait in ("ryanmen", "kanchan", "tanki"):
+                for riichi in ((False, True) if not opened else (False,)):
+                    all_seq = all(k == "seq" for k, _ in groups)
+                    pinfu = not opened and all_seq and pair != HATSU and wait == "ryanmen"
+                    han = int(riichi) + int(tsumo and not opened) + int(pinfu)
+                    han += sum(1 for k, t in groups if t == HAKU)
+                    han += 2 if kans == 3 else 0
+                    if han == 0:
+                        continue
+                    if pinfu and tsumo:
+                        fu = 20
+                    else:
+                        fu = 30 if (not opened and not tsumo) else 20
+                        fu += sum(_GROUP_FU[k][t in ORPHANS] for k, t in groups if k != "seq")
+                        fu += 2 if pair == HATSU else 0
+                        fu += 2 if wait != "ryanmen" else 0
+                        fu += 2 if tsumo else 0
+                        if opened and fu == 20:
+                            fu = 30
+                        fu = -(-fu // 10) * 10
+                    yield {"groups": groups, "pair": pair, "wait": wait, "riichi": riichi,
+                           "opened": opened, "kans": kans, "fu": fu, "han": han}
+
+
+def _tile_counts(groups, pair) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for k, t in groups:
+        for x in ([t, t + 1, t + 2] if k == "seq" else [t] * (4 if k in ("minkan", "ankan") else 3)):
+            counts[x] = counts.get(x, 0) + 1
+    counts[pair] = counts.get(pair, 0) + 2
+    return counts
+
+
+def hand_with(fu: int, han: int, *, tsumo: bool, dealer: bool, players: int = 4,
+              red_suits: str = "mps", rules: Any = "tenhou") -> dict[str, Any] | None:
+    """A legal §1 hand that scores exactly `han` han and `fu` fu under standard counting
+    (20/25/30.. fu, han from riichi / menzen tsumo / pinfu / haku / sankantsu / chiitoitsu plus
+    one dora indicator and red fives), or None when no hand of the menu reaches that pair.
+
+    Used to check every cell of a points table with real hands instead of a formula.
+    """
+    seat = "E" if dealer else "S"
+    base = {"rules": rules, "win": "tsumo" if tsumo else "ron", "round_wind": "E",
+            "seat_wind": seat, "players": players, "ura_indicators": []}
+    allowed = [t for t in range(34) if players == 4 or not (1 <= t <= 7)]
+    reds = {SUIT_LETTERS.index(c) for c in red_suits}
+
+    def indicator_for(counts: dict[int, int], k: int) -> int | None:
+        for ind in allowed:
+            if counts.get(ind, 0) >= 4:
+                continue
+            if counts.get(_next_dora(ind, players), 0) == k:
+                return ind
+        return None
+
+    if fu == 25:  # seven pairs: 1m 9m 2p 5p 8p 3s north
+        pairs = [0, 8, 10, 13, 16, 20, NORTH]
+        counts = {t: 2 for t in pairs}
+        for riichi in (False, True):
+            for aka in ((0, 1) if 1 in reds else (0,)):
+                for k in (0, 2):
+                    if 2 + int(tsumo) + int(riichi) + k + aka != han:
+                        continue
+                    ind = indicator_for(counts, k)
+                    if ind is None:
+                        continue
+                    tiles = [(t, False) for t in pairs for _ in range(2)]
+                    if aka:
+                        tiles[tiles.index((13, False))] = (13, True)
+                    return {**base, "concealed": tiles_str(tiles), "win_tile": tile_str(NORTH),
+                            "melds": [], "riichi": riichi, "dora_indicators": [tile_str(ind)]}
+        return None
+
+    for c in sorted(_table_candidates(tsumo), key=lambda c: (c["kans"], c["opened"], len(str(c)))):
+        if c["fu"] != fu or c["han"] > han:
+            continue
+        counts = _tile_counts(c["groups"], c["pair"])
+        can_red = 2 in reds  # 567s may hold the red 5s
+        has_567s = any(k == "seq" and t == 22 for k, t in c["groups"])
+        for aka in ((0, 1) if can_red and has_567s else (0,)):
+            k = han - c["han"] - aka
+            if k < 0 or k > 4:
+                continue
+            ind = indicator_for(counts, k)
+            if ind is None:
+                continue
+            concealed: list[tuple[int, bool]] = []
+            melds: list[dict[str, Any]] = []
+            for kind, t in c["groups"]:
+                if kind == "seq":
+                    concealed += [(t + i, aka == 1 and t + i == 22) for i in range(3)]
+                elif kind == "anko":
+                    concealed += [(t, False)] * 3
+                elif kind == "ankan":
+                    melds.append({"kind": "ankan", "tiles": tiles_str([(t, False)] * 4)})
+                else:
+                    n = 3 if kind == "pon" else 4
+                    melds.append({"kind": kind, "tiles": tiles_str([(t, False)] * n),
+                                  "called": tile_str(t), "from": "across" if players == 4 else "right"})
+            concealed += [(c["pair"], False)] * 2
+            win = {"ryanmen": 12, "kanchan": 11, "tanki": c["pair"]}[c["wait"]]  # 4p / 3p / pair
+            return {**base, "concealed": tiles_str(concealed), "win_tile": tile_str(win),
+                    "melds": melds, "riichi": c["riichi"], "dora_indicators": [tile_str(ind)]}
+    return None
