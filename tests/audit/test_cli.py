@@ -1,0 +1,50 @@
+"""`tsumo audit` bad input: exit code 2 and a message naming what is wrong, before any work."""
+from __future__ import annotations
+
+import pytest
+
+from tsumo.cli import main
+
+
+@pytest.fixture
+def video(tmp_path):
+    from tests.audit.fakes import write_video
+
+    return write_video(tmp_path / "v.mp4", [(0, 0)], fps=10, duration=1)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--fps", "0"], "--fps: must be > 0"),
+    (["--round", "X"], "--round: a wind is E, S, W or N"),
+    (["--dora", "9z"], "--dora: no honor tile 9z"),
+    (["--workers", "0"], "--workers must be at least 1"),
+])
+def test_bad_flags(video, tmp_path, capsys, extra, message):
+    with pytest.raises(SystemExit) as exc:  # argparse errors exit 2 themselves
+        code = main(["audit", str(video), "-o", str(tmp_path / "out"), *extra])
+        raise SystemExit(code)
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "out" / "report.json").exists()
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no such file"),
+    ("points,colour\n1,red\n", "line 1: unknown column 'colour'"),
+    ("points,win\n8000,ron\n7700,rn\n", "line 3, column 'win': win must be ron or tsumo"),
+])
+def test_bad_declared_file(video, tmp_path, capsys, content, message):
+    declared = tmp_path / "declared.csv"
+    if content is not None:
+        declared.write_text(content)
+    assert main(["audit", str(video), "-o", str(tmp_path / "out"), "--declared", str(declared)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tsumo: error: --declared: ") and message in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_declared_needs_video_column_for_several_videos(video, tmp_path, capsys):
+    declared = tmp_path / "d.csv"
+    declared.write_text("points\n1000\n")
+    assert main(["audit", str(video), str(video), "-o", str(tmp_path / "o"), "--declared", str(declared)]) == 2
+    assert "needs a 'video' column" in capsys.readouterr().err

@@ -1,0 +1,181 @@
+"""`tsumo audit VIDEO… -o REPORT_DIR`: find every revealed winning hand in recorded footage,
+read and score it, and (with `--declared`) check the points the table declared.
+
+See docs/audit.md. Exit codes: 0 done, 2 bad input (bad flag or declared file: nothing is run;
+a broken video: the report is still written, with that video's `error` and its events so far),
+130 interrupted (rerun the same command to resume).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from tsumo.cli import UsageError
+
+FLAGS = ("riichi", "double-riichi", "ippatsu", "rinshan", "chankan", "haitei", "houtei",
+         "tenhou", "chiihou", "renhou")
+
+
+def _positive_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return v
+
+
+def _count(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be ≥ 0, got {v}")
+    return v
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "audit", help="find, read and score the winning hands shown in game videos",
+        description="Find every winning hand revealed in recorded footage, read and score it; with "
+                    "--declared, check the declared points. Writes REPORT_DIR/report.json (CONTRACTS §5), "
+                    "report.csv, report.html and the annotated best frames; resumable after any interruption.")
+    p.add_argument("videos", nargs="+", metavar="VIDEO", help="video files (anything OpenCV/FFmpeg reads)")
+    p.add_argument("-o", "--out", required=True, metavar="REPORT_DIR", help="where the report and checkpoint go")
+    p.add_argument("--declared", metavar="CSV", help="one row per win: context and declared points (docs/audit.md)")
+    p.add_argument("--fps", type=_positive_float, default=2.0, metavar="N", help="frames sampled per second (default 2)")
+    p.add_argument("--workers", type=int, default=2, metavar="N", help="parallel worker processes (default 2)")
+    p.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                   help="run the chunks as Ray tasks: on a new local Ray instance, or on the cluster at ADDRESS")
+    p.add_argument("--chunk", type=_positive_float, default=30.0, metavar="SECONDS",
+                   help="video seconds per work unit and checkpoint step (default 30)")
+    p.add_argument("--models", metavar="DIR", help="folder with tile_detector.onnx and tile_classifier.onnx")
+    p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint and start over")
+    p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
+    g = p.add_argument_group("scoring context (defaults for every win; a --declared row overrides them)")
+    g.add_argument("--rules", default="tenhou", metavar="PRESET", help="rule set (default tenhou; see `tsumo rules`)")
+    how = g.add_mutually_exclusive_group()
+    how.add_argument("--ron", dest="win", action="store_const", const="ron", help="wins are on a discard (default)")
+    how.add_argument("--tsumo", dest="win", action="store_const", const="tsumo", help="wins are self-drawn")
+    g.add_argument("--round", metavar="WIND", help="round wind E/S/W/N (default E)")
+    g.add_argument("--seat", metavar="WIND", help="seat wind E/S/W/N (default E)")
+    g.add_argument("--dora", action="append", default=[], metavar="TILES", help="dora indicator(s)")
+    g.add_argument("--ura", action="append", default=[], metavar="TILES", help="ura-dora indicator(s)")
+    for flag in FLAGS:
+        g.add_argument(f"--{flag}", action="store_true", help=f"{flag} (for every win)")
+    g.add_argument("--honba", type=_count, metavar="N", help="honba counters")
+    g.add_argument("--sticks", type=_count, metavar="N", help="riichi sticks on the table")
+    g.add_argument("--discarder", choices=("left", "across", "right"), help="who dealt in (ron)")
+    g.add_argument("--players", type=int, choices=(3, 4), help="players (default: the rule set's)")
+    p.set_defaults(run=run)
+
+
+def _context(args: argparse.Namespace) -> dict:
+    from audit.declared import context_value
+
+    ctx: dict = {"rules": args.rules}
+    pairs = [("win", args.win), ("round_wind", args.round), ("seat_wind", args.seat),
+             ("discarder", args.discarder)]
+    for key, value in pairs:
+        if value is not None:
+            try:
+                ctx[key] = context_value(key, value)
+            except ValueError as exc:
+                raise UsageError(f"--{key.split('_')[0]}: {exc}") from None
+    for key, values in (("dora_indicators", args.dora), ("ura_indicators", args.ura)):
+        if values:
+            try:
+                ctx[key] = [t for v in values for t in context_value(key, v)]
+            except ValueError as exc:
+                raise UsageError(f"--{key.split('_')[0]}: {exc}") from None
+    for flag in FLAGS:
+        if getattr(args, flag.replace("-", "_")):
+            ctx[flag.replace("-", "_")] = True
+    if args.honba is not None:
+        ctx["honba"] = args.honba
+    if args.sticks is not None:
+        ctx["kyotaku"] = args.sticks
+    if args.players is not None:
+        ctx["players"] = args.players
+    return ctx
+
+
+def _check_rules(name: str, where: str) -> int:
+    """Unknown presets fail before any video is read. Returns the rule set's player count."""
+    try:
+        from scoring import resolve_rules
+    except ImportError:  # scoring engine not installed: scores will carry the error instead
+        return 4
+    try:
+        rules = resolve_rules(name)
+    except Exception as exc:  # noqa: BLE001 - the engine's message names the problem
+        raise UsageError(f"{where}: {exc}") from None
+    return int(getattr(rules, "players", 4) or 4)
+
+
+def run(args: argparse.Namespace) -> int:
+    from audit.checkpoint import FILENAME
+    from audit.declared import DeclaredError, load_declared
+    from audit.runner import AuditOptions, PipelineReaderFactory, run_audit
+
+    if args.ray and Path(args.ray).is_file():  # `--ray VIDEO …`: the optional ADDRESS swallowed a video
+        args.videos.insert(0, args.ray)
+        args.ray = ""
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    context = _context(args)
+    players = args.players or _check_rules(args.rules, "--rules")
+    declared = None
+    if args.declared:
+        try:
+            declared = load_declared(args.declared, n_videos=len(args.videos))
+        except DeclaredError as exc:
+            raise UsageError(f"--declared: {exc}") from None
+        for w in declared.wins:
+            if "rules" in w.context:
+                _check_rules(w.context["rules"], f"--declared: {args.declared}: line {w.line}, column 'rules'")
+    models = Path(args.models) if args.models else None
+    if models is not None and not models.is_dir():
+        raise UsageError(f"--models: {models} is not a folder")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"-o: {out} exists and is not a folder")
+    if args.restart and (out / FILENAME).exists():
+        (out / FILENAME).unlink()
+
+    options = AuditOptions(sample_fps=args.fps, chunk_s=args.chunk, workers=args.workers,
+                           ray=args.ray is not None, ray_address=args.ray or None,
+                           context=context, declared=declared)
+    factory = PipelineReaderFactory(str(models) if models else None, threads=1, players=players)
+    try:
+        report = run_audit(list(args.videos), out, factory, options, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"tsumo audit: interrupted; rerun the same command to resume from {out / FILENAME}",
+              file=sys.stderr)
+        return 130
+    _print_summary(report.to_json(), out)
+    for v in report.videos:
+        if v.error:
+            print(f"tsumo: error: {v.error} (events found before it are in the report)", file=sys.stderr)
+    return 2 if report.errors else 0
+
+
+def _print_summary(data: dict, out: Path) -> None:
+    from audit.report import hand_text
+
+    for v in data["videos"]:
+        n = len(v["events"])
+        print(f"{v['path']}: {n} winning hand{'s' * (n != 1)}"
+              + (f" (stopped: {v['error']})" if v.get("error") else ""))
+        for e in v["events"]:
+            r = e["result"] or {}
+            score = f"error: {r['error']}" if r.get("error") else f"{r.get('han')} han {r.get('fu')} fu {r.get('points')}"
+            verdict = f"  [{e['verdict']}{': ' + e['mismatch'] if e.get('mismatch') else ''}]" if e["verdict"] else ""
+            print(f"  {e['start_s']:8.1f}–{e['end_s']:.1f} s  {hand_text(e['hand'])}  → {score}"
+                  f"  (confidence {e['confidence']:.2f}){verdict}")
+        for u in v.get("unmatched_declared", []):
+            print(f"  declared line {u['line']} ({u['points']} points): {u['reason']}")
+    print(f"report: {out / 'report.html'}  ({out / 'report.json'}, {out / 'report.csv'})")
