@@ -13,13 +13,11 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request
-from fastapi.exception_handlers import http_exception_handler
+from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
-from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
 
+from api.body_limit import BodyLimitMiddleware
 from api.inference import InferenceGate, Reader, ReaderState
 from api.request_log import RequestLogMiddleware
 from api.routes import hands, health, page, photos, rules
@@ -67,28 +65,19 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
         summary="Point a phone at a winning riichi-mahjong hand and get its score.",
         description=DESCRIPTION,
         lifespan=lifespan,
-        max_body_size=settings.max_json_bytes,
         static_url="/static-docs",
     )
     app.state.settings = settings
     app.state.reader_state = ReaderState(status="loading" if settings.load_models else "disabled")
     app.state.gate = InferenceGate(workers=settings.inference_workers, queue=settings.inference_queue)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def name_the_limit(request: Request, exc: StarletteHTTPException):  # type: ignore[no-untyped-def]
-        """Starlette's body limit says only "Content Too Large"; say which limit, in bytes."""
-        if exc.status_code == 413 and exc.detail == "Content Too Large":
-            limit = request.scope.get(MAX_BODY_SIZE_SCOPE_KEY)
-            exc = StarletteHTTPException(
-                413, f"request body is over this endpoint's limit of {limit:,} bytes" if limit else "request body too large"
-            )
-        return await http_exception_handler(request, exc)
-
     app.include_router(health.router)
     app.include_router(hands.router)
     app.include_router(rules.router)
-    app.include_router(photos.router, max_body_size=settings.max_photo_bytes)
+    app.include_router(photos.router)
     app.include_router(page.router)
     app.mount("/static", StaticFiles(directory=page.STATIC_DIR), name="static")
-    app.add_middleware(RequestLogMiddleware)
+    app.add_middleware(BodyLimitMiddleware, default=settings.max_json_bytes,
+                       limits={"/v1/photos/": settings.max_photo_bytes})
+    app.add_middleware(RequestLogMiddleware)  # outermost: every request is logged, 413s included
     return app

@@ -68,7 +68,8 @@ def resolve_context_rules(context: PhotoContext) -> Any:
         return resolve_rules(context.rules)
     except HandError as exc:
         field = getattr(exc, "field", None) or "rules"
-        raise _error(tuple(field.split(".")), str(exc), "rules_invalid", context.rules) from exc
+        message = getattr(exc, "message", None) or str(exc)
+        raise _error(tuple(field.split(".")), message, "rules_invalid", context.rules) from exc
 
 
 def players_for(context: PhotoContext, rules: Any) -> int:

@@ -172,7 +172,9 @@ class RuleSetSummary(BaseModel):
 
 class RuleField(BaseModel):
     name: str
-    value: Any
+    value: Any = Field(description="this preset's value")
+    default: Any = Field(None, description="the base (Tenhou) value, to see what the preset changes")
+    choices: list[Any] | None = Field(None, description="the allowed values, when the field has a fixed set")
     doc: str | None = None
 
 

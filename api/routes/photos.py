@@ -1,7 +1,7 @@
 """`POST /v1/photos/read` and `POST /v1/photos/score` (CONTRACTS §4).
 
 Order of checks, cheapest first, so bad requests cost nothing: body size (413, enforced while the
-upload streams, by the router's `max_body_size`) → `context` (422 naming the field, incl. the rule
+upload streams, by `api.body_limit`) → `context` (422 naming the field, incl. the rule
 set) → the image header (415 not an image we read, 422 corrupt/empty, 413 too many pixels —
 before any decode, so a decompression bomb is refused in microseconds) → a free inference slot
 (503 + Retry-After) → decode and read in a worker thread.
@@ -80,7 +80,10 @@ def _check_header(data: bytes, settings: ApiSettings) -> ImageInfo:
             f"photo: {info.width}×{info.height} = {pixels:,} pixels is over this server's limit of "
             f"{settings.max_pixels:,} pixels; send a smaller photo",
         )
-    return ImageInfo(format=str(info.format).lower(), width=info.width, height=info.height)
+    width, height = info.width, info.height
+    if getattr(info, "orientation", 1) in (5, 6, 7, 8):  # EXIF turns it a quarter: boxes use the turned size
+        width, height = height, width
+    return ImageInfo(format=str(info.format).lower(), width=width, height=height)
 
 
 def _keep(settings: ApiSettings, rid: str, data: bytes, info: ImageInfo, context: PhotoContext, reading: dict) -> str:
@@ -100,7 +103,7 @@ def _keep(settings: ApiSettings, rid: str, data: bytes, info: ImageInfo, context
 async def _read(
     request: Request, photo: UploadFile, context_raw: str | None, keep: bool,
     settings: ApiSettings, reader: Any, gate: Any,
-) -> tuple[PhotoReadResponse, PhotoContext]:
+) -> tuple[PhotoReadResponse, PhotoContext, Any]:
     from vision.io import ImageError, load_image
 
     started = time.perf_counter()
@@ -142,7 +145,7 @@ async def _read(
     timings = {k: round(v, 1) for k, v in timings.items()}
     fields.update(tiles=len(reading_json.get("tiles") or []), hand=bool(reading_json.get("hand")), **{f"{k}_ms": v for k, v in timings.items()})
     response = PhotoReadResponse(image=info, reading=reading_json, kept=kept, timings_ms=timings)
-    return response, context
+    return response, context, reading
 
 
 @router.post("/read", response_model=PhotoReadResponse, responses=ERRORS, summary="Read the tiles in a photo")
@@ -152,7 +155,7 @@ async def read_photo(
 ) -> PhotoReadResponse:
     """Every tile found (box, class, confidence, candidates), the groups, and the hand (§1 tile
     keys) when one could be read. `context` only matters here for the player count (rules)."""
-    response, _ = await _read(request, photo, context, keep, settings, reader, gate)
+    response, _, _ = await _read(request, photo, context, keep, settings, reader, gate)
     return response
 
 
@@ -166,11 +169,21 @@ async def score_photo(
     reading is returned so a client can correct tiles, with `error` saying why there is no score."""
     from scoring import score_json
 
-    read, context = await _read(request, photo, context, keep, settings, reader, gate)
+    read, context, reading = await _read(request, photo, context, keep, settings, reader, gate)
     read_hand = read.reading.hand
+    if context.win_tile is not None and hasattr(reading, "hand_with_win"):
+        # The user names the winning tile: the reader knows how (it may complete a 13-tile reading).
+        try:
+            read_hand = reading.hand_with_win(context.win_tile)
+        except ValueError as exc:
+            raise RequestValidationError([{
+                "type": "win_tile_not_in_hand", "loc": ("body", "context", "win_tile"), "msg": str(exc),
+                "input": context.win_tile,
+            }]) from exc
     if not read_hand or not read_hand.get("concealed"):
-        message = read.reading.model_extra.get("error") if read.reading.model_extra else None
-        return PhotoScoreResponse(**read.model_dump(), error=message or "no complete hand could be read in the photo")
+        extra = read.reading.model_extra or {}
+        message = extra.get("error") or "no complete hand could be read in the photo"
+        return PhotoScoreResponse(**read.model_dump(), error=message)
     hand = merge_hand(read_hand, context)
     result = score_json(hand)
     log_fields(request).update(han=result.get("han"), points=result.get("points"), score_error=result.get("error"))

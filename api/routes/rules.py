@@ -26,12 +26,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _doc(rules: Any) -> str | None:
-    return getattr(rules, "description", None) or None
-
-
 def _summary(name: str, rules: Any) -> RuleSetSummary:
-    return RuleSetSummary(name=name, players=int(getattr(rules, "players", 4)), description=_doc(rules))
+    from scoring import rules as rules_module
+
+    summaries = getattr(rules_module, "SUMMARIES", {})
+    return RuleSetSummary(name=name, players=int(getattr(rules, "players", 4)), description=summaries.get(name))
 
 
 @router.get("", response_model=list[RuleSetSummary], summary="List the rule-set presets")
@@ -53,8 +52,12 @@ async def get_rules(name: str) -> RuleSetDetail:
     rules = PRESETS.get(name)
     if rules is None:
         raise HTTPException(404, f"no rule set named {name!r}; known: {', '.join(PRESETS)}")
-    fields = [
-        RuleField(name=f.name, value=_plain(getattr(rules, f.name)), doc=f.metadata.get("doc"))
-        for f in dataclasses.fields(rules)
-    ]
+    fields = []
+    for f in dataclasses.fields(rules):
+        choices = f.metadata.get("choices")
+        fields.append(RuleField(
+            name=f.name, value=_plain(getattr(rules, f.name)), doc=f.metadata.get("doc"),
+            default=_plain(f.default) if f.default is not dataclasses.MISSING else None,
+            choices=[_plain(c) for c in choices] if choices else None,
+        ))
     return RuleSetDetail(**_summary(name, rules).model_dump(), fields=fields)

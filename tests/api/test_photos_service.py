@@ -1,0 +1,389 @@
+"""Photo endpoints as a service: limits, error codes, queueing, threads, keeping photos, logs.
+
+These use the stand-in reader (see conftest) because they test the HTTP layer; the shipped models
+are exercised in test_photos_real.py.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+
+import httpx
+import pytest
+
+from api.app import create_app
+from api.request_log import JsonFormatter
+from api.settings import ApiSettings
+from tests.api.conftest import FakeReader, jpeg_bytes, png_declaring, reading_json
+
+
+def post_photo(client, data: bytes, *, path="/v1/photos/read", name="hand.jpg", ctype="image/jpeg", **form):
+    return client.post(path, files={"photo": (name, data, ctype)}, data=form)
+
+
+# ---- the happy path -----------------------------------------------------------------------------
+
+
+def test_read_returns_tiles_boxes_groups_and_image_info(client):
+    r = post_photo(client, jpeg_bytes(64, 48))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["image"] == {"format": "jpeg", "width": 64, "height": 48}
+    tiles = body["reading"]["tiles"]
+    assert [t["label"] for t in tiles] == ["1m", "2m"]
+    assert tiles[0]["box"] == [10.0, 20.0, 40.0, 60.0] and tiles[1]["confidence"] == 0.55
+    assert body["reading"]["groups"][0]["kind"] == "closed"
+    assert body["reading"]["hand"]["concealed"] == "123m456p789s11122z"
+    assert body["kept"] is None
+    assert set(body["timings_ms"]) >= {"decode", "read", "queue", "total"}
+    assert r.headers["x-request-id"]
+
+
+def test_reader_gets_the_decoded_rgb_image_and_the_player_count(make_client):
+    reader = FakeReader()
+    client = make_client(reader)
+    assert post_photo(client, jpeg_bytes(64, 48)).status_code == 200
+    assert post_photo(client, jpeg_bytes(), context=json.dumps({"rules": "sanma"})).status_code == 200
+    assert post_photo(client, jpeg_bytes(), context=json.dumps({"players": 3})).status_code == 200
+    assert [c["shape"] for c in reader.calls][0] == (48, 64, 3)
+    assert [c["players"] for c in reader.calls] == [4, 3, 3]
+
+
+def test_exif_rotated_photo_reports_the_turned_size(client):
+    from PIL import Image
+    import io
+
+    img = Image.new("RGB", (80, 40))
+    exif = img.getexif()
+    exif[0x0112] = 6  # rotate 90° on display
+    buf = io.BytesIO()
+    img.save(buf, "JPEG", exif=exif)
+    r = post_photo(client, buf.getvalue())
+    assert r.status_code == 200
+    assert (r.json()["image"]["width"], r.json()["image"]["height"]) == (40, 80)
+
+
+# ---- bad photos ---------------------------------------------------------------------------------
+
+
+def test_body_over_the_limit_is_413_from_content_length(make_client):
+    reader = FakeReader()
+    client = make_client(reader, max_photo_bytes=100_000)
+    r = post_photo(client, b"\xff\xd8" + b"\0" * 150_000)
+    assert r.status_code == 413
+    assert "100,000 bytes" in r.json()["detail"]
+    assert reader.calls == []
+
+
+def test_body_over_the_limit_is_413_while_streaming_without_content_length():
+    """A chunked upload (no Content-Length) is cut off once the count passes the limit: the app
+    pulls little more than the limit from the server, not the whole 5 MB the client offers.
+    Driven at the ASGI level, because TestClient reads a request body whole before sending it."""
+    app = _ready_app(FakeReader(), max_photo_bytes=100_000)
+    head = (b'--xyz\r\nContent-Disposition: form-data; name="photo"; filename="a.jpg"\r\n'
+            b"Content-Type: image/jpeg\r\n\r\n")
+    chunks = [head] + [b"\0" * 65536] * 80
+    pulled = 0
+    sent: list[dict] = []
+
+    async def receive():
+        nonlocal pulled
+        if not chunks:
+            return {"type": "http.request", "body": b"", "more_body": False}
+        chunk = chunks.pop(0)
+        pulled += len(chunk)
+        return {"type": "http.request", "body": chunk, "more_body": True}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+             "scheme": "http", "path": "/v1/photos/read", "raw_path": b"/v1/photos/read", "query_string": b"",
+             "root_path": "", "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000),
+             "headers": [(b"content-type", b"multipart/form-data; boundary=xyz"), (b"host", b"t")]}
+    asyncio.run(app(scope, receive, send))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    assert start["status"] == 413
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    assert "100,000 bytes" in json.loads(body)["detail"]
+    assert pulled < 100_000 + 65536 + len(head) + 1, f"the app pulled {pulled} bytes before refusing"
+
+
+def test_hand_json_has_its_own_smaller_limit(make_client):
+    client = make_client(max_json_bytes=1000)
+    r = client.post("/v1/hands/score", content=b'{"concealed": "' + b"1" * 2000 + b'"}',
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+def test_pixel_bomb_is_refused_from_the_header_fast(make_client):
+    reader = FakeReader()
+    client = make_client(reader, max_pixels=1_000_000)
+    bomb = png_declaring(60_000, 60_000)  # 3.6 gigapixels in a ~100-byte file
+    assert len(bomb) < 200
+    start = time.perf_counter()
+    r = post_photo(client, bomb, name="bomb.png", ctype="image/png")
+    elapsed = time.perf_counter() - start
+    assert r.status_code == 413
+    assert "pixels" in r.json()["detail"]
+    assert elapsed < 0.5
+    assert reader.calls == []
+
+
+def test_image_just_over_the_pixel_limit_is_413_and_under_is_read(make_client):
+    client = make_client(max_pixels=64 * 48)
+    assert post_photo(client, jpeg_bytes(64, 48)).status_code == 200
+    assert post_photo(client, jpeg_bytes(65, 48)).status_code == 413
+
+
+@pytest.mark.parametrize("data,name,ctype", [
+    (b"hello, this is text", "notes.txt", "text/plain"),
+    (b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n", "scan.pdf", "application/pdf"),
+    (b"GIF89a\x01\x00\x01\x00\x80\x00\x00\x00\x00\x00\xff\xff\xff!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;", "a.gif", "image/gif"),
+])
+def test_unsupported_type_is_415(make_client, data, name, ctype):
+    reader = FakeReader()
+    client = make_client(reader)
+    r = post_photo(client, data, name=name, ctype=ctype)
+    assert r.status_code == 415, r.text
+    assert r.json()["detail"].startswith("photo:")
+    assert reader.calls == []
+
+
+def test_type_is_sniffed_from_bytes_not_the_declared_name(client):
+    r = post_photo(client, jpeg_bytes(), name="photo.txt", ctype="application/octet-stream")
+    assert r.status_code == 200
+
+
+def test_truncated_jpeg_is_422_naming_photo(client):
+    data = jpeg_bytes(640, 480)
+    r = post_photo(client, data[: len(data) // 3])
+    assert r.status_code == 422, r.text
+    err = r.json()["detail"][0]
+    assert err["loc"] == ["body", "photo"]
+    assert "damaged" in err["msg"] or "cannot" in err["msg"]
+
+
+def test_empty_photo_is_422_naming_photo(client):
+    r = post_photo(client, b"")
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["loc"] == ["body", "photo"]
+    assert "empty" in r.json()["detail"][0]["msg"]
+
+
+def test_missing_photo_field_is_422(client):
+    r = client.post("/v1/photos/read", data={"context": "{}"})
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["loc"] == ["body", "photo"]
+
+
+# ---- context errors -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("context,loc,words", [
+    ("{not json", ["body", "context"], "not valid JSON"),
+    ("[1, 2]", ["body", "context"], "JSON object"),
+    ('{"concealed": "123m"}', ["body", "context", "concealed"], "read from the photo"),
+    ('{"melds": []}', ["body", "context", "melds"], "read from the photo"),
+    ('{"win": "tsum"}', ["body", "context", "win"], "'ron' or 'tsumo'"),
+    ('{"round_wind": "X"}', ["body", "context", "round_wind"], "'E'"),
+    ('{"dora_indicators": ["3m", "10x"]}', ["body", "context", "dora_indicators", 1], "pattern"),
+    ('{"honba": -1}', ["body", "context", "honba"], "greater than or equal"),
+    ('{"riichii": true}', ["body", "context", "riichii"], "Extra inputs"),
+    ('{"rules": "tenhoo"}', ["body", "context", "rules"], "unknown rule set"),
+    ('{"rules": {"preset": "tenhou", "kiriage": "yes"}}', ["body", "context", "rules", "kiriage"], "true or false"),
+    ('{"win_tile": "5"}', ["body", "context", "win_tile"], "pattern"),
+])
+def test_context_errors_are_422_naming_the_field(make_client, context, loc, words):
+    reader = FakeReader()
+    client = make_client(reader)
+    r = post_photo(client, jpeg_bytes(), context=context)
+    assert r.status_code == 422, r.text
+    err = r.json()["detail"][0]
+    assert err["loc"] == loc
+    assert words in err["msg"]
+    assert reader.calls == [], "a bad context is refused before any photo work"
+
+
+# ---- models not ready, saturation, threads ---------------------------------------------------------
+
+
+def test_photo_requests_are_503_while_models_load_and_hands_still_work(make_client):
+    import threading
+
+    release = threading.Event()
+
+    def slow_factory(settings):
+        release.wait(10)
+        return FakeReader()
+
+    client = make_client(slow_factory, wait=False)
+    r = client.get("/healthz")
+    assert r.status_code == 503 and r.json()["status"] == "loading"
+    assert r.headers["retry-after"]
+    r = post_photo(client, jpeg_bytes())
+    assert r.status_code == 503 and "loading" in r.json()["detail"]
+    assert r.headers["retry-after"]
+    assert client.get("/v1/rules").status_code == 200
+    release.set()
+    deadline = time.monotonic() + 5
+    while client.get("/healthz").status_code != 200 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert client.get("/healthz").json()["status"] == "ready"
+    assert post_photo(client, jpeg_bytes()).status_code == 200
+
+
+def test_failed_model_load_is_503_with_the_reason(make_client):
+    def broken(settings):
+        raise FileNotFoundError("models/detector.onnx not found")
+
+    client = make_client(broken, wait=False)
+    deadline = time.monotonic() + 5
+    while client.get("/healthz").json()["status"] == "loading" and time.monotonic() < deadline:
+        time.sleep(0.01)
+    h = client.get("/healthz")
+    assert h.status_code == 503
+    assert h.json()["status"] == "failed" and "detector.onnx" in h.json()["error"]
+    r = post_photo(client, jpeg_bytes())
+    assert r.status_code == 503 and "detector.onnx" in r.json()["detail"]
+
+
+def test_server_without_models_says_so(make_client):
+    client = make_client(load_models=False)
+    assert client.get("/healthz").json()["status"] == "disabled"
+    r = post_photo(client, jpeg_bytes())
+    assert r.status_code == 503 and "disabled" in r.json()["detail"]
+
+
+def _ready_app(reader: FakeReader, **settings) -> object:
+    app = create_app(ApiSettings(**settings), reader_factory=lambda s: reader)
+    app.state.reader_state.load(lambda: reader)
+    return app
+
+
+async def _post_async(client: httpx.AsyncClient, data: bytes) -> httpx.Response:
+    return await client.post("/v1/photos/read", files={"photo": ("a.jpg", data, "image/jpeg")})
+
+
+def test_saturated_server_answers_503_with_retry_after_at_once():
+    """1 worker, 1 waiting: of 4 simultaneous photos, 2 are served and 2 refused immediately."""
+    reader = FakeReader(delay=0.4)
+    app = _ready_app(reader, inference_workers=1, inference_queue=1)
+
+    async def scenario():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            async def timed():
+                t = time.perf_counter()
+                r = await _post_async(client, jpeg_bytes())
+                return r, time.perf_counter() - t
+            return await asyncio.gather(*[timed() for _ in range(4)])
+
+    results = asyncio.run(scenario())
+    codes = sorted(r.status_code for r, _ in results)
+    assert codes == [200, 200, 503, 503]
+    for r, elapsed in results:
+        if r.status_code == 503:
+            assert int(r.headers["retry-after"]) >= 1
+            assert "busy" in r.json()["detail"]
+            assert elapsed < 0.3, "refused at once, not after waiting"
+    assert len(reader.calls) == 2
+
+
+def test_inference_runs_off_the_event_loop():
+    """While a (blocking) read takes 0.5 s, the same server answers /healthz in well under that."""
+    reader = FakeReader(delay=0.5)
+    app = _ready_app(reader)
+
+    async def scenario():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            photo = asyncio.create_task(_post_async(client, jpeg_bytes()))
+            await asyncio.sleep(0.1)
+            t = time.perf_counter()
+            health = await client.get("/healthz")
+            health_s = time.perf_counter() - t
+            return await photo, health, health_s
+
+    photo, health, health_s = asyncio.run(scenario())
+    assert photo.status_code == 200 and health.status_code == 200
+    assert health.json()["in_flight"] == 1
+    assert health_s < 0.2
+    assert reader.calls[0]["thread"] != "MainThread"
+
+
+# ---- keeping photos -----------------------------------------------------------------------------
+
+
+def test_photos_are_not_kept_unless_asked(make_client, tmp_path):
+    client = make_client(keep_dir=tmp_path / "kept")
+    assert post_photo(client, jpeg_bytes()).json()["kept"] is None
+    assert not (tmp_path / "kept").exists()
+
+
+def test_keep_true_saves_the_photo_and_its_reading(make_client, tmp_path):
+    client = make_client(keep_dir=tmp_path / "kept")
+    data = jpeg_bytes()
+    r = post_photo(client, data, keep="true", context='{"win": "tsumo"}')
+    assert r.status_code == 200
+    kept = r.json()["kept"]
+    assert kept.endswith(".jpg") and r.headers["x-request-id"] in kept
+    photo = tmp_path / "kept" / kept
+    assert photo.read_bytes() == data
+    sidecar = json.loads(photo.with_suffix(".json").read_text())
+    assert sidecar["context"] == {"win": "tsumo"}
+    assert sidecar["reading"]["tiles"][0]["label"] == "1m"
+
+
+# ---- logs ---------------------------------------------------------------------------------------
+
+
+def test_one_json_log_line_per_request_with_its_id(client, caplog):
+    caplog.set_level(logging.INFO, logger="tsumo.api")
+    r = post_photo(client, jpeg_bytes(64, 48))
+    bad = post_photo(client, b"text", ctype="text/plain")
+    lines = [json.loads(JsonFormatter().format(rec)) for rec in caplog.records if rec.name == "tsumo.api"]
+    assert len(lines) == 2
+    ok, refused = lines
+    assert ok["request_id"] == r.headers["x-request-id"]
+    assert ok["method"] == "POST" and ok["path"] == "/v1/photos/read" and ok["status"] == 200
+    assert ok["image"] == "jpeg 64x48" and ok["tiles"] == 2 and ok["ms"] > 0
+    assert refused["status"] == 415 and refused["request_id"] == bad.headers["x-request-id"]
+
+
+# ---- scoring a photo ----------------------------------------------------------------------------
+
+
+def test_score_merges_context_into_the_read_hand(make_client):
+    client = make_client()
+    ctx = {"rules": "tenhou", "win": "tsumo", "round_wind": "E", "seat_wind": "E"}
+    r = post_photo(client, jpeg_bytes(), path="/v1/photos/score", context=json.dumps(ctx))
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["hand"]["concealed"] == "123m456p789s11122z" and body["hand"]["win"] == "tsumo"
+    assert body["result"]["error"] is None and body["error"] is None
+    names = [y["name"].lower() for y in body["result"]["yaku"]]
+    assert any("tsumo" in n for n in names)
+    assert body["result"]["han"] >= 2
+
+
+def test_score_with_win_tile_override(make_client):
+    client = make_client()
+    r = post_photo(client, jpeg_bytes(), path="/v1/photos/score", context='{"win_tile": "1z", "win": "ron"}')
+    assert r.status_code == 200, r.text
+    assert r.json()["hand"]["win_tile"] == "1z"
+    bad = post_photo(client, jpeg_bytes(), path="/v1/photos/score", context='{"win_tile": "9p"}')
+    assert bad.status_code == 422
+    assert bad.json()["detail"][0]["loc"] == ["body", "context", "win_tile"]
+
+
+def test_score_without_a_hand_returns_the_reading_and_says_why(make_client):
+    client = make_client(FakeReader(reading=reading_json(hand=None)))
+    r = post_photo(client, jpeg_bytes(), path="/v1/photos/score")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["result"] is None and body["hand"] is None
+    assert "no complete hand" in body["error"]
+    assert len(body["reading"]["tiles"]) == 2
