@@ -1,0 +1,162 @@
+"""The scene renderer: reproducible photos whose labels match the pixels and the sequence."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tsumo_synth import layouts as L
+from tsumo_synth.scene import SceneOptions, default_face_source, render_hand_photo
+from vision.classes import BACK, TILE_CLASSES
+from vision.sequence import SequenceError, flatten, parse_sequence
+
+
+@pytest.fixture(scope="module")
+def faces(shared_dir):
+    return default_face_source(shared_dir, per_label=2)
+
+
+SMALL = (480, 360)
+KAKAN_ANKAN = "1m 2m 3m 4p 5p 6p 7s | 7s | 6z- 6z= 6z 6z | x 3m 3m x"
+
+
+def test_same_seed_same_photo(faces, shared_dir):
+    a_img, a_lab = render_hand_photo(KAKAN_ANKAN, np.random.default_rng(7), artist=faces, size=SMALL)
+    fresh = default_face_source(shared_dir, per_label=2)  # a new pool: the photo must not depend on history
+    b_img, b_lab = render_hand_photo(KAKAN_ANKAN, np.random.default_rng(7), artist=fresh, size=SMALL)
+    c_img, _ = render_hand_photo(KAKAN_ANKAN, np.random.default_rng(8), artist=faces, size=SMALL)
+    assert np.array_equal(a_img, b_img)
+    assert a_lab.to_json() == b_lab.to_json()
+    assert not np.array_equal(a_img, c_img)
+
+
+def _sequence_tiles(sequence: str):
+    return flatten(parse_sequence(sequence))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_labels_match_sequence_and_image(faces, seed):
+    rng = np.random.default_rng(1000 + seed)
+    spec = L.random_winning_hand(rng, players=3 if seed % 4 == 3 else 4)
+    img, lab = render_hand_photo(spec.sequence, rng, artist=faces, size=SMALL)
+    h, w = img.shape[:2]
+    assert img.dtype == np.uint8 and img.shape == (SMALL[1], SMALL[0], 3)
+    truth = _sequence_tiles(spec.sequence)
+    hand = lab.hand_tiles
+    assert [t.index for t in hand] == list(range(len(truth)))
+    for t, s in zip(hand, truth):
+        assert t.cls == s.label
+        assert t.sideways == s.sideways and t.stacked == s.stacked
+        assert t.visible > 0.5  # nothing covers the hand
+    for t in lab.tiles:
+        x1, y1, x2, y2 = t.box
+        assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+        assert t.cls in TILE_CLASSES
+        assert t.rotation in (0, 90, 180, 270)
+        if t.in_hand:  # the whole hand is in the frame: its face quad lies inside its box (± AA)
+            q = np.array(t.quad)
+            if t.visible > 0.97 and not t.face_down:
+                assert (q[:, 0] >= x1 - 2).all() and (q[:, 0] <= x2 + 2).all()
+                assert (q[:, 1] >= y1 - 2).all() and (q[:, 1] <= y2 + 2).all()
+
+
+def _row_frame_extents(t, row_dir):
+    q = np.array(t.quad)
+    perp = np.array([-row_dir[1], row_dir[0]])
+    return np.ptp(q @ row_dir), np.ptp(q @ perp)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sideways_tiles_are_wide_in_the_hand_frame(faces, seed):
+    rng = np.random.default_rng(50 + seed)
+    seq = "2m 3m 4m 5p 5p | 5p | 7z 7z- 7z | 1s- 2s 3s | 9m 9m 9m- 9m"
+    _, lab = render_hand_photo(seq, rng, artist=faces, size=SMALL, standing=False)
+    hand = lab.hand_tiles
+    c = np.array([[(t.box[0] + t.box[2]) / 2, (t.box[1] + t.box[3]) / 2] for t in hand])
+    row_dir = (c[-1] - c[0]) / np.linalg.norm(c[-1] - c[0])
+    ratio = lambda t: np.divide(*_row_frame_extents(t, row_dir))  # noqa: E731
+    side = [ratio(t) for t in hand if t.sideways]
+    upright = [ratio(t) for t in hand if not t.sideways]
+    assert len(side) == 3
+    assert min(side) > max(upright)
+
+
+def test_top_down_geometry_and_rotation(faces):
+    seq = "1m 2m 3m 4m | 5m | 6z- 6z 6z"
+    _, lab = render_hand_photo(seq, np.random.default_rng(3), artist=faces, size=(640, 480), standing=False,
+                               azimuth_deg=0, elevation_deg=90, roll_deg=0, distractors=False, effects=False)
+    hand = lab.hand_tiles
+    for t in hand:
+        q = np.array(t.quad)
+        w, h = np.ptp(q[:, 0]), np.ptp(q[:, 1])
+        if t.sideways:
+            assert w > h * 1.15 and t.rotation == 270  # called tile turned with its top to the left
+        else:
+            assert h > w * 1.15 and t.rotation == 0
+    xs = [(t.box[0] + t.box[2]) / 2 for t in hand]
+    assert xs == sorted(xs)  # owner's left to right = image left to right
+    _, flipped = render_hand_photo(seq, np.random.default_rng(3), artist=faces, size=(640, 480), standing=False,
+                                   azimuth_deg=180, elevation_deg=90, roll_deg=0, distractors=False, effects=False)
+    assert all(t.rotation == (90 if t.sideways else 180) for t in flipped.hand_tiles)
+    xs = [(t.box[0] + t.box[2]) / 2 for t in flipped.hand_tiles]
+    assert xs == sorted(xs, reverse=True)  # seen from across: right to left
+
+
+def test_face_down_and_stacked_tiles(faces):
+    _, lab = render_hand_photo(KAKAN_ANKAN, np.random.default_rng(11), artist=faces, size=SMALL, standing=False)
+    hand = lab.hand_tiles
+    assert [t.cls for t in hand if t.face_down] == [BACK, BACK]
+    stacked = [t for t in hand if t.stacked]
+    assert len(stacked) == 1 and stacked[0].sideways
+    assert lab.hand == {"concealed": "123m456p77s", "win_tile": "7s",
+                        "melds": [{"kind": "kakan", "tiles": "6666z", "called": "6z", "from": "left"},
+                                  {"kind": "ankan", "tiles": "3333m"}]}
+
+
+def test_standing_hand_faces_the_owner(faces):
+    seq = "1p 2p 3p 4p 5p 6p 7p 8p 9p 1s 1s 2z 2z | 2z"
+    _, lab = render_hand_photo(seq, np.random.default_rng(5), artist=faces, size=SMALL, standing=True,
+                               azimuth_deg=0, elevation_deg=45, roll_deg=0)
+    hand = lab.hand_tiles
+    assert all(t.standing and t.cls != BACK and t.rotation == 0 for t in hand)
+
+
+def test_distractors_are_labelled_but_not_in_hand(faces):
+    kinds = set()
+    for seed in range(8):
+        rng = np.random.default_rng(seed)
+        _, lab = render_hand_photo("1m 1m 1m 2p 3p 4p 5s 6s 7s 8s 8s 3z 3z 3z", rng, artist=faces, size=SMALL,
+                                   distractors=True)
+        kinds |= {t.kind for t in lab.tiles if not t.in_hand}
+        assert all(t.group == -1 and t.index == -1 for t in lab.tiles if not t.in_hand)
+    assert {"wall", "discard"} <= kinds
+
+
+def test_random_hands_are_legal_and_derivable():
+    rng = np.random.default_rng(0)
+    kinds = set()
+    for _ in range(200):
+        spec = L.random_winning_hand(rng, require_score=False, players=4 if rng.random() < 0.8 else 3)
+        groups = parse_sequence(spec.sequence)
+        tiles = [t.label for t in flatten(groups) if t.label != BACK]
+        counts: dict[str, int] = {}
+        for t in tiles:
+            key = "5" + t[1] if t[0] == "0" else t
+            counts[key] = counts.get(key, 0) + 1
+        assert max(counts.values()) <= 4
+        assert all(tiles.count(r) <= 1 for r in ("0m", "0p", "0s"))
+        for m in spec.hand["melds"]:
+            kinds.add(m["kind"])
+            if m["kind"] == "chi":
+                assert m["from"] == "left"
+        derived = L.hand_from_groups(groups)
+        if derived is not None:
+            assert derived["concealed"] == spec.hand["concealed"]
+            assert derived["win_tile"] == spec.hand["win_tile"]
+            assert derived["melds"] == spec.hand["melds"] or sorted(map(str, derived["melds"])) == sorted(map(str, spec.hand["melds"]))
+    assert kinds == {"chi", "pon", "minkan", "kakan", "ankan"}
+
+
+def test_bad_sequences_are_refused(faces):
+    for bad in ["", "1m 2m |", "1q", "8z", "1m=", "0z"]:
+        with pytest.raises(SequenceError):
+            render_hand_photo(bad, np.random.default_rng(0), artist=faces, size=SMALL)
