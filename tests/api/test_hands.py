@@ -1,0 +1,100 @@
+"""`POST /v1/hands/score`: CONTRACTS §1 → §2 through the real engine, and every kind of bad input."""
+from __future__ import annotations
+
+import pytest
+
+from scoring import score_json
+
+# Dealer tsumo: 123m 456p 789s 111z 22z. Menzen tsumo + seat wind + round wind, 40 fu.
+HAND = {"concealed": "123m456p789s11122z", "win_tile": "2z", "win": "tsumo", "rules": "tenhou"}
+
+
+def test_scores_a_hand_exactly_like_the_engine(client):
+    r = client.post("/v1/hands/score", json=HAND)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body == score_json(HAND)
+    assert (body["han"], body["fu"], body["points"]) == (3, 40, 7800)
+    assert body["payments"] == {"left": 2600, "across": 2600, "right": 2600}
+    assert body["error"] is None
+
+
+def test_full_contract_example_with_melds_counters_and_discarder(client):
+    hand = {
+        "rules": {"preset": "tenhou", "kiriage": True},
+        "concealed": "234m055p55z", "win_tile": "5z",
+        "melds": [
+            {"kind": "pon", "tiles": "777z", "called": "7z", "from": "across"},
+            {"kind": "chi", "tiles": "345s", "called": "3s", "from": "left"},
+        ],
+        "win": "ron", "round_wind": "E", "seat_wind": "S", "dora_indicators": ["3m"],
+        "honba": 2, "kyotaku": 1, "discarder": "right", "id": "case-7",
+    }
+    r = client.post("/v1/hands/score", json=hand)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body == score_json(hand)
+    assert body["id"] == "case-7"
+    assert list(body["payments"]) == ["right"]
+    assert body["total"] == body["points"] + 600 + 1000
+
+
+def test_expected_key_from_batch_files_is_ignored(client):
+    r = client.post("/v1/hands/score", json={**HAND, "expected": {"points": 1}})
+    assert r.status_code == 200 and r.json()["points"] == 7800
+
+
+@pytest.mark.parametrize("patch,loc", [
+    ({"concealed": "123m456p789s1112z"}, ["body", "concealed"]),           # 13 tiles
+    ({"melds": [{"kind": "pon", "tiles": "123m"}]}, ["body", "melds", 0, "tiles"]),
+    ({"rules": "tenhoo"}, ["body", "rules"]),
+    ({"rules": {"preset": "tenhou", "kiriage": 3}}, ["body", "rules", "kiriage"]),
+])
+def test_hands_the_engine_refuses_are_422_with_the_section2_error(client, patch, loc):
+    hand = {**HAND, **patch}
+    r = client.post("/v1/hands/score", json=hand)
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert body["error"] == score_json(hand)["error"] and body["error"]
+    assert body["detail"][0]["loc"] == loc
+    assert body["detail"][0]["msg"] == body["error"]
+
+
+def test_no_yaku_is_422_saying_so(client):
+    # An open hand with nothing but a pon of a non-value wind (North, South seat, East round): no yaku.
+    hand = {"concealed": "234m456p678s99s", "win_tile": "9s", "win": "ron", "seat_wind": "S", "round_wind": "E",
+            "melds": [{"kind": "pon", "tiles": "444z", "called": "4z", "from": "left"}]}
+    r = client.post("/v1/hands/score", json=hand)
+    assert r.status_code == 422
+    assert "yaku" in r.json()["error"].lower()
+
+
+@pytest.mark.parametrize("body,loc", [
+    ({"win_tile": "2z"}, ["body", "concealed"]),                          # missing
+    ({**HAND, "concealed": "123x"}, ["body", "concealed"]),                # not MPSZ
+    ({**HAND, "win_tile": "22z"}, ["body", "win_tile"]),
+    ({**HAND, "win": "draw"}, ["body", "win"]),
+    ({**HAND, "seat_wind": "East"}, ["body", "seat_wind"]),
+    ({**HAND, "honba": -1}, ["body", "honba"]),
+    ({**HAND, "riichi": "maybe"}, ["body", "riichi"]),
+    ({**HAND, "dora_indicators": "3m"}, ["body", "dora_indicators"]),
+    ({**HAND, "melds": [{"kind": "peng", "tiles": "777z"}]}, ["body", "melds", 0, "kind"]),
+    ({**HAND, "melds": [{"kind": "pon", "tiles": "777z", "from": "north"}]}, ["body", "melds", 0, "from"]),
+    ({**HAND, "riichii": True}, ["body", "riichii"]),                       # a typo is not silently ignored
+    ({**HAND, "players": 5}, ["body", "players"]),
+])
+def test_malformed_input_is_422_naming_the_field(client, body, loc):
+    r = client.post("/v1/hands/score", json=body)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["loc"] == loc
+
+
+def test_not_json_is_422(client):
+    r = client.post("/v1/hands/score", content=b"{oops", headers={"content-type": "application/json"})
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["type"] == "json_invalid"
+
+
+def test_array_instead_of_object_is_422(client):
+    r = client.post("/v1/hands/score", json=[HAND])
+    assert r.status_code == 422
