@@ -32,26 +32,19 @@ HONORS = tuple(range(27, 34))
 ORPHANS = TERMINALS + HONORS
 GREEN = (19, 20, 21, 23, 25, HATSU)  # 2s 3s 4s 6s 8s hatsu
 
-# Who the dealer is, relative to a non-dealer winner, in a four-player game (turn order is
-# E -> S -> W -> N, and the seat before yours in turn order sits on your left).
-_RELATIVE_4P = {  # (winner seat, other seat) -> relative name
-    (w, o): ("right", "across", "left")[(WINDS.index(o) - WINDS.index(w)) % 4 - 1]
-    for w in WINDS for o in WINDS if w != o
-}
-
-
+# Seats relative to the winner. Turn order is E -> S -> W -> N; the next seat in turn order sits
+# on your right (shimocha), the previous one on your left (kamicha), the one after next across.
+# Three-player games keep the four-seat geometry with the North seat empty (as the engine does),
+# so for an East winner the players are right (S) and across (W).
 def relative_seat(winner: str, other: str, players: int = 4) -> str:
-    """Where seat wind `other` sits as seen from seat wind `winner`.
+    """Where seat wind `other` sits as seen from seat wind `winner`."""
+    return ("right", "across", "left")[(WINDS.index(other) - WINDS.index(winner)) % 4 - 1]
 
-    Four players: the next seat in turn order is on your right, the previous one on your left.
-    Three players (no North seat): the two opponents are the next ("right") and the previous
-    ("left") player in turn order, the usual sanma convention.
-    """
-    if players == 4:
-        return _RELATIVE_4P[(winner, other)]
-    seats = "ESW"
-    step = (seats.index(other) - seats.index(winner)) % 3
-    return "right" if step == 1 else "left"
+
+def present_seats(winner: str, players: int = 4) -> list[str]:
+    """The relative seats that hold a player (three-player: not the empty North seat)."""
+    others = [w for w in WINDS[:players] if w != winner]
+    return [relative_seat(winner, w) for w in others]
 
 
 def suit_of(t: int) -> int:
@@ -269,6 +262,7 @@ class HandGenerator:
     def _try(self, style: str) -> GenHand | None:
         self._reset()
         rng = self.rng
+        self.seat = rng.choice(WINDS[: self.players])
         if style == "chiitoi":
             return self._finish(self._seven_pairs(), [], style)
         if style == "kokushi":
@@ -350,7 +344,7 @@ class HandGenerator:
         return [self._take(9 * s + i) for i, n in enumerate(base) for _ in range(n)]
 
     def _source(self) -> str:
-        return self.rng.choice(["left", "across", "right"] if self.players == 4 else ["left", "right"])
+        return self.rng.choice(present_seats(self.seat, self.players))
 
     # ---- win, context, flags, indicators ------------------------------------------------
     def _finish(self, concealed, melds, style) -> GenHand:
@@ -359,14 +353,13 @@ class HandGenerator:
         h = GenHand(concealed=concealed, win_tile=win_tile, melds=melds, style=style,
                     players=self.players)
         h.tsumo = rng.random() < 0.45
-        seats = WINDS if self.players == 4 else "ESW"
-        h.seat_wind = rng.choice(seats)
+        h.seat_wind = self.seat
         h.round_wind = rng.choices("ESWN" if self.players == 4 else "ESW",
                                    [50, 40, 7, 3] if self.players == 4 else [55, 40, 5])[0]
         n_kans = sum(m.is_kan for m in melds)
         closed = not h.is_open
         f = h.flags
-        if closed and not melds and h.tsumo and rng.random() < 0.03:
+        if closed and not melds and h.tsumo and rng.random() < 0.1:
             f["tenhou" if h.dealer else "chiihou"] = True
         else:
             if closed and rng.random() < 0.45:
@@ -390,7 +383,10 @@ class HandGenerator:
         if self.ura_dora and (f.get("riichi") or f.get("double_riichi")):
             h.ura = self._indicators(n_ind)
         if not h.tsumo:
-            if self.counts[win_tile[0]] == 1 and not f.get("tenhou") and rng.random() < 0.3:
+            # chankan: the hand holds the only copy the others do not (the robbed kakan's 4th tile);
+            # a north in three-player is set aside rather than added to a kan (ron on it is not chankan)
+            if self.counts[win_tile[0]] == 1 and not (self.players == 3 and win_tile[0] == NORTH) \
+                    and rng.random() < 0.3:
                 f["chankan"] = True
             elif rng.random() < 0.05:
                 f["houtei"] = True
@@ -480,9 +476,8 @@ def expected_from_mahjong(hand: GenHand, response: Any) -> dict[str, Any]:
         payments[hand.discarder or "discarder"] = cost["main"] + cost["main_bonus"]
         points = cost["main"]
     else:
-        seats = WINDS if hand.players == 4 else "ESW"
         points = 0
-        for other in seats:
+        for other in WINDS[: hand.players]:
             if other == hand.seat_wind:
                 continue
             rel = relative_seat(hand.seat_wind, other, hand.players)
@@ -640,7 +635,7 @@ def hand_with(fu: int, han: int, *, tsumo: bool, dealer: bool, players: int = 4,
                 else:
                     n = 3 if kind == "pon" else 4
                     melds.append({"kind": kind, "tiles": tiles_str([(t, False)] * n),
-                                  "called": tile_str(t), "from": "across" if players == 4 else "right"})
+                                  "called": tile_str(t), "from": "right"})
             concealed += [(c["pair"], False)] * 2
             win = {"ryanmen": 12, "kanchan": 11, "tanki": c["pair"]}[c["wait"]]  # 4p / 3p / pair
             return {**base, "concealed": tiles_str(concealed), "win_tile": tile_str(win),
