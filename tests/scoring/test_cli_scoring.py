@@ -110,7 +110,7 @@ def test_rule_overrides_change_the_score(capsys):
     (["hand", HAND, "--rule", "no_such_field=1"], "unknown rule field"),
     (["hand", "123m456p789s1122z"], "expected 14 tiles"),
     (["hand", "123m456p789s11223z", "--win", "3z"], "not a winning hand"),
-    (["hand", "234m567p99p", "--chi", "678s", "--win", "4m", "--dora", "1m"], "no yaku"),
+    (["hand", "234m567p99p", "--chi", "678s", "--chi", "234s", "--win", "4m", "--dora", "1m"], "no yaku"),
     (["hand", HAND, "--tsumo", "--discarder", "left"], "--discarder only makes sense with --ron"),
     (["hand", HAND, "--ippatsu"], "ippatsu needs riichi"),
     (["hand", HAND, "--riichi", "--rules", "renmei", "--dora", "1m", "--ura", "2m"], "no ura dora"),
