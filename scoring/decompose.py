@@ -60,14 +60,14 @@ def suit_shapes(counts: tuple[int, ...]) -> tuple[Shape, ...]:
     return tuple(sorted(out))
 
 
-@lru_cache(maxsize=4096)
-def _offset(shapes: tuple[Shape, ...], base: int) -> tuple[Shape, ...]:
-    """A suit's splits moved to global tile indices (cached: a handful of bases × patterns)."""
+@lru_cache(maxsize=None)
+def _suit_at(counts: tuple[int, ...], base: int) -> tuple[Shape, ...]:
+    """A suit's splits in global tile indices (the suit starting at tile `base`)."""
     return tuple((p + base if p >= 0 else -1, tuple(s + base for s in q), tuple(t + base for t in r))
-                 for p, q, r in shapes)
+                 for p, q, r in suit_shapes(counts))
 
 
-def standard_shapes(counts: list[int]) -> list[Shape]:
+def standard_shapes(counts) -> list[Shape]:
     """All (pair, seqs, trips) splits of a closed 34-count vector into sets + one pair.
     Empty when the tiles don't form a standard winning shape."""
     pair = -1
@@ -91,10 +91,10 @@ def standard_shapes(counts: list[int]) -> list[Shape]:
             continue
         if total % 3 == 2:
             pairs_needed -= 1
-        sh = suit_shapes(chunk)
+        sh = _suit_at(chunk, base)
         if not sh:
             return []
-        parts.append(_offset(sh, base))
+        parts.append(sh)
     if pairs_needed != 0:
         return []
     h_trips = tuple(trips_h)

@@ -9,22 +9,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import fu as fu_mod
 from .decompose import is_seven_pairs, is_thirteen_orphans, standard_shapes
 from .errors import HandError
 from .hand import Hand
 from .pao import find_liability
-from .payments import LIMIT_BASE, absent_seat, limit_and_base, settle, yakuman_limit_name
+from .payments import absent_seat, limit_and_base, settle, yakuman_limit_name
 from .rules import Rules
 from .tiles import NORTH, TILES, WIND_NAMES, dora_of, format_tiles
-from .yaku import (CHIITOI, DORA_NAMES, KANCHAN, KOKUSHI, PENCHAN, RENHOU_MANGAN, RYANMEN, SHANPON, STANDARD,
-                   TANKI, THIRTEEN, WAIT_NAMES, YAKU, Ctx, Yaku)
+from .yaku import (CHIITOI, DORA_NAMES, GATES, KANCHAN, KOKUSHI, PENCHAN, RENHOU_MANGAN, RYANMEN, SHANPON,
+                   STANDARD, TANKI, THIRTEEN, WAIT_NAMES, YAKU, Ctx)
 
 
-@dataclass(frozen=True)
-class YakuHit:
+class YakuHit(NamedTuple):
+    """One counted yaku (or dora entry) with the han it is worth in this hand."""
+
     key: str
     name: str
     name_ja: str
@@ -79,25 +80,62 @@ class Result:
 
 
 # ---------------------------------------------------------------------------- compiled rule tables
+# An entry is (order, yaku, han closed, han open, yakuman weight); a yakuman is worth 13 han per weight.
 @dataclass(frozen=True)
 class _Table:
-    yakuman: tuple[tuple[Yaku, int, int], ...]  # (yaku, weight, han-per-entry) usable under the rules
-    normal: tuple[tuple[Yaku, int, int], ...]   # (yaku, closed han, open han)
+    hand_groups: tuple[tuple[Any, tuple], ...]     # (gate, entries) checked once per hand form
+    reading_groups: tuple[tuple[Any, tuple], ...]  # (gate, entries) checked per reading
 
 
-@lru_cache(maxsize=64)
+_TABLES: dict[int, tuple[Rules, _Table]] = {}
+
+
 def _table(rules: Rules) -> _Table:
-    yakuman, normal = [], []
-    for y in YAKU:
+    """The compiled table of a Rules object (keyed by identity: hashing a dataclass is slow)."""
+    hit = _TABLES.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    if len(_TABLES) > 256:
+        _TABLES.clear()
+    table = _compile(rules)
+    _TABLES[id(rules)] = (rules, table)
+    return table
+
+
+def _compile(rules: Rules) -> _Table:
+    """The yaku that exist under a rule set, their han there, grouped by gate (yakuman first)."""
+    groups: dict[str, list] = {}
+    for order, y in enumerate(YAKU):
         if y.enabled_by and not getattr(rules, y.enabled_by):
             continue
         if y.is_yakuman:
             weight = y.yakuman if rules.double_yakuman else 1
-            yakuman.append((y, weight, 13 * weight))
+            entry = (order, y, 13 * weight, 13 * weight if y.han_open else 0, weight)
         else:
             han_open = y.han_open if (y.open_needs is None or getattr(rules, y.open_needs)) else 0
-            normal.append((y, y.han, han_open))
-    return _Table(tuple(yakuman), tuple(normal))
+            entry = (order, y, y.han, han_open, 0)
+        groups.setdefault(y.gate, []).append(entry)
+    hand = tuple((GATES[g], tuple(e)) for g, e in groups.items() if not YAKU[e[0][0]].per_reading)
+    reading = tuple((GATES[g], tuple(e)) for g, e in groups.items() if YAKU[e[0][0]].per_reading)
+    return _Table(hand, reading)
+
+
+def _run(groups, c: Ctx, closed: bool, hits: list) -> tuple[int, int]:
+    """Check the yaku of every group whose gate holds; append hits; return (han, yakuman weight)."""
+    han = weight = 0
+    for gate, entries in groups:
+        if not gate(c):
+            continue
+        for e in entries:
+            if e[1].check(c):
+                h = e[2] if closed else e[3]
+                if h:
+                    hits.append(e)
+                    if e[4]:
+                        weight += e[4]
+                    else:
+                        han += h
+    return han, weight
 
 
 # ---------------------------------------------------------------------------- checks needing rules
@@ -111,49 +149,23 @@ def _check_rules(hand: Hand, rules: Rules) -> list[str]:
     if hand.players is not None and hand.players != players:
         raise HandError(f"rule set {rules.name!r} is for {players} players; choose a {hand.players}-player rule set "
                         f"(e.g. {'sanma or tenhou-sanma' if hand.players == 3 else 'tenhou'})", "players")
-    all_groups = [("concealed", hand.concealed)] + [(f"melds[{i}].tiles", m.tiles) for i, m in enumerate(hand.melds)] \
-        + [("dora_indicators", hand.dora_indicators), ("ura_indicators", hand.ura_indicators)]
     if players == 3:
-        for where, group in all_groups:
-            for t in group:
-                if t.index in _MANZU_2_TO_8:
-                    raise HandError(f"{t} is not in a 3-player set (manzu 2-8 are removed)", where)
-        for i, m in enumerate(hand.melds):
-            if m.kind == "chi":
-                raise HandError("no chi in 3-player mahjong", f"melds[{i}].kind")
-        if hand.seat_wind == 3:
-            raise HandError("3-player seats are E, S, W (north is empty)", "seat_wind")
-        if hand.round_wind == 3:
-            raise HandError("3-player rounds are E, S or W", "round_wind")
-        absent = absent_seat(hand.seat_wind, 3)
-        for where, seat in [("discarder", hand.discarder), ("liable", hand.liable)] + \
-                [(f"melds[{i}].from", m.from_) for i, m in enumerate(hand.melds)]:
-            if seat is not None and seat == absent:
-                raise HandError(f"the {absent} seat is the empty north seat in 3-player (winner {WIND_NAMES[hand.seat_wind]})",
-                                where)
-        if hand.chankan and hand.win_tile.index == NORTH:
-            raise HandError("ron on a set-aside north is allowed but is not chankan", "chankan")
+        _check_three_player(hand)
     if hand.nukidora:
         if players != 3:
             raise HandError("nuki-dora (north set aside) exist only in 3-player games", "nukidora")
         if not rules.nukidora:
             raise HandError(f"rule set {rules.name!r} does not set norths aside", "nukidora")
-    if hand.rinshan and not any(m.is_kan for m in hand.melds) and players != 3:
-        raise HandError("rinshan kaihou needs a kan", "rinshan")
-    # red fives
-    reds = [0, 0, 0]
-    for _, group in all_groups:
-        for t in group:
-            if t.red:
-                reds[t.index // 9] += 1
-    for s, n in enumerate(reds):
-        if n and n > rules.red_fives[s]:
-            name = f"0{'mps'[s]}"
-            if rules.red_fives[s] == 0:
-                notes.append(f"{rules.name} has no red fives: {name} counted as a plain 5{'mps'[s]}")
-            else:
-                raise HandError(f"{n} red {name} but the set has {rules.red_fives[s]}", "concealed")
-    if not rules.kan_dora and len(hand.dora_indicators) > 1:
+    reds = hand.red_counts
+    if reds[0] or reds[1] or reds[2]:
+        for s, n in enumerate(reds):
+            if n and n > rules.red_fives[s]:
+                name = f"0{'mps'[s]}"
+                if rules.red_fives[s] == 0:
+                    notes.append(f"{rules.name} has no red fives: {name} counted as a plain 5{'mps'[s]}")
+                else:
+                    raise HandError(f"{n} red {name} but the set has {rules.red_fives[s]}", "concealed")
+    if len(hand.dora_indicators) > 1 and not rules.kan_dora:
         raise HandError(f"{rules.name} turns over one dora indicator (no kan dora), got {len(hand.dora_indicators)}",
                         "dora_indicators")
     if hand.ura_indicators and not rules.ura_dora:
@@ -171,35 +183,70 @@ def _check_rules(hand: Hand, rules: Rules) -> list[str]:
     return notes
 
 
+def _check_three_player(hand: Hand) -> None:
+    groups = [("concealed", hand.concealed)] + [(f"melds[{i}].tiles", m.tiles) for i, m in enumerate(hand.melds)] \
+        + [("dora_indicators", hand.dora_indicators), ("ura_indicators", hand.ura_indicators)]
+    for where, group in groups:
+        for t in group:
+            if t.index in _MANZU_2_TO_8:
+                raise HandError(f"{t} is not in a 3-player set (manzu 2-8 are removed)", where)
+    for i, m in enumerate(hand.melds):
+        if m.kind == "chi":
+            raise HandError("no chi in 3-player mahjong", f"melds[{i}].kind")
+    if hand.seat_wind == 3:
+        raise HandError("3-player seats are E, S, W (north is empty)", "seat_wind")
+    if hand.round_wind == 3:
+        raise HandError("3-player rounds are E, S or W", "round_wind")
+    absent = absent_seat(hand.seat_wind, 3)
+    for where, seat in [("discarder", hand.discarder), ("liable", hand.liable)] + \
+            [(f"melds[{i}].from", m.from_) for i, m in enumerate(hand.melds)]:
+        if seat is not None and seat == absent:
+            raise HandError(f"the {absent} seat is the empty north seat in 3-player "
+                            f"(winner {WIND_NAMES[hand.seat_wind]})", where)
+    if hand.chankan and hand.win_tile.index == NORTH:
+        raise HandError("ron on a set-aside north is allowed but is not chankan", "chankan")
+
+
 # ---------------------------------------------------------------------------- the hand's constants
+@lru_cache(maxsize=64)
+def _winds(seat_wind: int, round_wind: int, double_wind_pair_fu: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(value count per tile, pair fu per tile) for a seat and round wind."""
+    seat, rnd = 27 + seat_wind, 27 + round_wind
+    value = [0] * 34
+    value[31] = value[32] = value[33] = 1
+    value[seat] += 1
+    value[rnd] += 1
+    pair_fu = [2 * v for v in value]
+    if seat == rnd:
+        pair_fu[seat] = double_wind_pair_fu
+    return tuple(value), tuple(pair_fu)
+
+
 class _Facts:
     """What every reading of the hand shares."""
 
     __slots__ = ("conc", "mask", "suits", "closed", "meld_seqs", "meld_trips", "meld_fu", "meld_sets", "kans",
-                 "ankans", "seat", "round", "value", "pair_fu", "dora", "ura", "aka", "nuki")
+                 "ankans", "value", "pair_fu", "dora", "ura", "aka", "nuki")
+
+
+_SUIT_MASKS = (0x1FF, 0x1FF << 9, 0x1FF << 18)
+# fu of a triplet-like set by tile and (concealed + 2 * kan)
+_SET_FU = tuple(tuple(fu_mod.set_fu(t, bool(k & 1), bool(k & 2)) for k in range(4)) for t in range(34))
 
 
 def _facts(hand: Hand, rules: Rules) -> _Facts:
     f = _Facts()
-    conc = [0] * 34
-    for t in hand.concealed:
-        conc[t.index] += 1
+    conc = hand.conc_counts
     f.conc = conc
-    mask = 0
-    for i in range(34):
-        if conc[i]:
-            mask |= 1 << i
+    mask = hand.conc_mask
     meld_seqs: list[int] = []
     meld_trips: list[int] = []
     meld_sets: list[tuple[int, bool, bool]] = []
-    meld_fu = 0
-    kans = ankans = 0
+    meld_fu = kans = ankans = 0
     closed = True
-    all_counts = conc[:]
     for m in hand.melds:
         first = m.first
         for t in m.tiles:
-            all_counts[t.index] += 1
             mask |= 1 << t.index
         if m.kind == "chi":
             meld_seqs.append(first)
@@ -213,9 +260,9 @@ def _facts(hand: Hand, rules: Rules) -> _Facts:
         ankans += concealed
         meld_trips.append(first)
         meld_sets.append((first, concealed, kan))
-        meld_fu += fu_mod.set_fu(first, concealed, kan)
+        meld_fu += _SET_FU[first][concealed + 2 * kan]
     f.mask = mask
-    f.suits = sum(1 for s in (0x1FF, 0x1FF << 9, 0x1FF << 18) if mask & s)
+    f.suits = (mask & 0x1FF > 0) + (mask & _SUIT_MASKS[1] > 0) + (mask & _SUIT_MASKS[2] > 0)
     f.closed = closed
     f.meld_seqs = tuple(meld_seqs)
     f.meld_trips = tuple(meld_trips)
@@ -223,45 +270,38 @@ def _facts(hand: Hand, rules: Rules) -> _Facts:
     f.meld_fu = meld_fu
     f.kans = kans
     f.ankans = ankans
-    seat = 27 + hand.seat_wind
-    rnd = 27 + hand.round_wind
-    f.seat, f.round = seat, rnd
-    value = [0] * 34
-    value[31] = value[32] = value[33] = 1
-    value[seat] += 1
-    value[rnd] += 1
-    f.value = value
-    pair_fu = [2 * v for v in value]
-    if seat == rnd:
-        pair_fu[seat] = rules.double_wind_pair_fu
-    f.pair_fu = pair_fu
-    # dora
-    three = rules.players == 3
-    dora = 0
-    for ind in hand.dora_indicators:
-        d = dora_of(ind.index, three)
-        dora += all_counts[d] + (hand.nukidora if d == NORTH else 0)
-    ura = 0
-    if hand.riichi or hand.double_riichi:
-        for ind in hand.ura_indicators:
-            d = dora_of(ind.index, three)
-            ura += all_counts[d] + (hand.nukidora if d == NORTH else 0)
-    aka = 0
-    if any(rules.red_fives):
+    f.value, f.pair_fu = _winds(hand.seat_wind, hand.round_wind, rules.double_wind_pair_fu)
+    # dora: a tile counts once per indicator pointing at it
+    dora = ura = aka = 0
+    if hand.dora_indicators or hand.ura_indicators:
+        three = rules.players == 3
+        all_counts = list(conc)
+        for m in hand.melds:
+            for t in m.tiles:
+                all_counts[t.index] += 1
+        all_counts[NORTH] += hand.nukidora
+        for ind in hand.dora_indicators:
+            dora += all_counts[dora_of(ind.index, three)]
+        if hand.riichi or hand.double_riichi:
+            for ind in hand.ura_indicators:
+                ura += all_counts[dora_of(ind.index, three)]
+    reds = hand.red_counts
+    if reds[0] or reds[1] or reds[2]:
+        allowed = rules.red_fives
         for t in hand.concealed:
-            if t.red and rules.red_fives[t.index // 9]:
+            if t.red and allowed[t.index // 9]:
                 aka += 1
         for m in hand.melds:
             for t in m.tiles:
-                if t.red and rules.red_fives[t.index // 9]:
+                if t.red and allowed[t.index // 9]:
                     aka += 1
     f.dora, f.ura, f.aka, f.nuki = dora, ura, aka, hand.nukidora
     return f
 
 
 # ---------------------------------------------------------------------------- readings
-def _waits(shape, win: int):
-    """(wait, set position) for every place the winning tile can sit in one shape."""
+def _waits(shape, win: int) -> list[tuple[int, int]]:
+    """(wait, where) for every place the winning tile can sit in one shape."""
     pair, seqs, trips = shape
     out = []
     if pair == win:
@@ -283,17 +323,39 @@ def _waits(shape, win: int):
     return out
 
 
+def _readings(hand: Hand, conc: tuple[int, ...], win: int) -> list[tuple[int, tuple, int, int]]:
+    """(form, shape, wait, triplet completed by ron or -1) for every reading of the hand."""
+    out = []
+    if not hand.melds:
+        if is_thirteen_orphans(conc):
+            out.append((KOKUSHI, (-1, (), ()), THIRTEEN if conc[win] == 2 else TANKI, -1))
+        elif is_seven_pairs(conc):
+            out.append((CHIITOI, (win, (), ()), TANKI, -1))
+    ron = not hand.tsumo
+    for shape in standard_shapes(conc):
+        for wait, where in _waits(shape, win):
+            out.append((STANDARD, shape, wait, where if (ron and wait == SHANPON) else -1))
+    return out
+
+
 class _Best:
     __slots__ = ("key", "shape", "wait", "form", "hits", "han", "fu", "yakuman", "base", "limit", "kazoe",
                  "renhou", "ron_trip", "pinfu")
 
 
+_PINFU = next(y for y in YAKU if y.key == "pinfu")
+
+
 def score(hand: Hand, rules: Rules) -> Result:
     """Score a validated hand under a rule set (HandError if it is not a winning hand or has no yaku)."""
     notes = _check_rules(hand, rules)
-    f = _facts(hand, rules)
-    table = _table(rules)
     win = hand.win_tile.index
+    f = _facts(hand, rules)
+    readings = _readings(hand, f.conc, win)
+    if not readings:
+        raise HandError("not a winning hand: the tiles do not make four sets and a pair, seven different pairs "
+                        "or thirteen orphans", "concealed")
+    table = _table(rules)
     tsumo = hand.tsumo
     closed = f.closed
     c = Ctx()
@@ -303,82 +365,71 @@ def score(hand: Hand, rules: Rules) -> Result:
     c.suits = f.suits
     c.conc = f.conc
     c.win = win
-    c.seat = f.seat
-    c.round = f.round
+    c.seat = 27 + hand.seat_wind
+    c.round = 27 + hand.round_wind
     c.hand = hand
     c.rules = rules
     c.kans = f.kans
     dora_total = f.dora + f.ura + f.aka + f.nuki
     renhou_mangan = hand.renhou and rules.renhou == "mangan"
     stacking = rules.yakuman_stacking
+    meld_seqs, meld_trips, meld_fu, ankans = f.meld_seqs, f.meld_trips, f.meld_fu, f.ankans
+    value, pair_fu = f.value, f.pair_fu
+    rinshan = hand.rinshan
+    fu_value = fu_mod.fu_value
     best: _Best | None = None
-
-    readings: list[tuple[int, tuple, int, int]] = []  # (form, shape, wait, ron_trip)
-    if not hand.melds:
-        if is_thirteen_orphans(f.conc):
-            readings.append((KOKUSHI, (-1, (), ()), THIRTEEN if f.conc[win] == 2 else TANKI, -1))
-        elif is_seven_pairs(f.conc):
-            readings.append((CHIITOI, (win, (), ()), TANKI, -1))
-    for shape in standard_shapes(f.conc):
-        for wait, where in _waits(shape, win):
-            readings.append((STANDARD, shape, wait, where if (wait == SHANPON and not tsumo) else -1))
-    if not readings:
-        raise HandError("not a winning hand: the tiles do not make four sets and a pair, seven different pairs "
-                        "or thirteen orphans", "concealed")
-
+    best_key: tuple | None = None
+    per_form: dict[int, tuple] = {}
     for form, shape, wait, ron_trip in readings:
         pair, seqs, trips = shape
         c.form = form
         c.pair = pair
         c.wait = wait
-        c.seqs = seqs + f.meld_seqs if f.meld_seqs else seqs
-        c.trips = trips + f.meld_trips if f.meld_trips else trips
-        c.ankou = len(trips) - (1 if ron_trip >= 0 else 0) + f.ankans
-        c.value_pair = f.value[pair] if pair >= 0 else 0
-        # yakuman first: when one holds, normal yaku do not matter
-        hits = []
-        weight = 0
-        for y, w, han in table.yakuman:
-            if y.check(c):
-                hits.append((y, han, w))
-                weight += w
-        if hits:
+        c.seqs = seqs + meld_seqs if meld_seqs else seqs
+        c.trips = trips + meld_trips if meld_trips else trips
+        c.ankou = len(trips) - (ron_trip >= 0) + ankans
+        c.value_pair = value[pair] if pair >= 0 else 0
+        fixed = per_form.get(form)
+        if fixed is None:  # yaku that hold for every reading of this form are checked once
+            fixed_hits: list = []
+            fixed_han, fixed_w = _run(table.hand_groups, c, closed, fixed_hits)
+            fixed = per_form[form] = (fixed_hits, fixed_han, fixed_w)
+        hits = list(fixed[0])
+        han, weight = _run(table.reading_groups, c, closed, hits)
+        han += fixed[1]
+        weight += fixed[2]
+        pfu = pair_fu[pair] if pair >= 0 else 0
+        pinfu = False
+        if weight:
             if not stacking:
                 weight = 1
+            hits = [e for e in hits if e[4]]
             base = 8000 * weight
-            key = (base, 1, 13 * weight, 0)
-            fu = 0
-            limit = yakuman_limit_name(weight)
-            kazoe = False
-            han_total = sum(h for _, h, _ in hits) if stacking else 13
-            pinfu = False
+            fu = fu_value(form, closed, tsumo, False, rinshan, pfu, wait, trips, ron_trip, meld_fu, rules)
+            han = 13 * weight
+            key = (base, 1, han, fu)
+            limit, kazoe = yakuman_limit_name(weight), False
         else:
-            han = 0
-            pinfu = False
-            for y, hc, ho in table.normal:
-                if y.check(c):
-                    h = hc if closed else ho
-                    if h:
-                        hits.append((y, h, 0))
-                        han += h
-                        if y.key == "pinfu":
-                            pinfu = True
-            pfu = f.pair_fu[pair] if pair >= 0 else 0
-            fu = fu_mod.fu_value(form, closed, tsumo, pinfu, hand.rinshan, pfu, wait, trips, ron_trip, f.meld_fu, rules)
-            han_total = han + dora_total if han else 0
-            if han_total:
-                limit, base, kazoe = limit_and_base(han_total, fu, rules)
+            for e in hits:
+                if e[1] is _PINFU:
+                    pinfu = True
+            fu = fu_value(form, closed, tsumo, pinfu, rinshan, pfu, wait, trips, ron_trip, meld_fu, rules)
+            if han:
+                han += dora_total
+                limit, base, kazoe = limit_and_base(han, fu, rules)
+                if kazoe:
+                    weight = 1
             else:
                 limit, base, kazoe = None, 0, False
-            weight = 1 if kazoe else 0
-            key = (base, 0, han_total, fu)
+            key = (base, 0, han, fu)
         renhou = False
         if renhou_mangan and not weight and base < 2000:
             renhou, base, limit, key = True, 2000, "mangan", (2000, 0, rules.mangan_han, fu)
-        if best is None or key > best.key:
+        if best_key is None or key > best_key:
+            best_key = key
             b = best = _Best()
             b.key, b.shape, b.wait, b.form, b.hits = key, shape, wait, form, hits
-            b.han, b.fu, b.yakuman, b.base, b.limit = han_total, fu, weight, base, limit
+            b.han, b.fu, b.yakuman, b.base, b.limit = han, fu, weight, base, limit
             b.kazoe, b.renhou, b.ron_trip, b.pinfu = kazoe, renhou, ron_trip, pinfu
 
     assert best is not None
@@ -391,75 +442,68 @@ def score(hand: Hand, rules: Rules) -> Result:
 
 def _result(hand: Hand, rules: Rules, f: _Facts, b: _Best, notes: list[str]) -> Result:
     pair, seqs, trips = b.shape
+    closed = f.closed
     yaku: list[YakuHit] = []
+    real_yakuman = b.yakuman and not b.kazoe
     if b.renhou:
         k, n, nj = RENHOU_MANGAN
         yaku.append(YakuHit(k, n, nj, rules.mangan_han))
         han = rules.mangan_han
         notes.append("renhou: paid as mangan")
     else:
-        for y, h, w in b.hits:
-            yaku.append(YakuHit(y.key, y.name, y.name_ja, h, w))
+        hits = sorted(b.hits) if len(b.hits) > 1 else b.hits
+        for _, y, hc, ho, w in hits:
+            yaku.append(YakuHit(y.key, y.name, y.name_ja, hc if closed else ho, w))
         han = b.han
-        if not b.yakuman or b.kazoe:
+        if not real_yakuman:
             for key, n in (("dora", f.dora), ("ura_dora", f.ura), ("aka_dora", f.aka), ("nuki_dora", f.nuki)):
                 if n:
                     name, name_ja = DORA_NAMES[key]
                     yaku.append(YakuHit(key, name, name_ja, n))
-        if b.yakuman and not b.kazoe and not rules.yakuman_stacking and len(b.hits) > 1:
+        elif not rules.yakuman_stacking and len(b.hits) > 1:
             notes.append(f"{rules.name}: several yakuman count as one")
-    fu_total, details = (b.fu, [])
-    if not b.yakuman or b.kazoe:
-        fu_total, details = fu_mod.fu_details(
-            b.form, f.closed, hand.tsumo, b.pinfu, hand.rinshan, pair, f.pair_fu[pair] if pair >= 0 else 0, b.wait,
-            trips, b.ron_trip, f.meld_sets, rules)
-    elif b.form != KOKUSHI:
-        fu_total, details = fu_mod.fu_details(
-            b.form, f.closed, hand.tsumo, False, hand.rinshan, pair, f.pair_fu[pair] if pair >= 0 else 0, b.wait,
-            trips, b.ron_trip, f.meld_sets, rules)
-    # liability
+    if b.form == KOKUSHI:
+        fu, details = 0, []
+    else:
+        fu, details = fu_mod.fu_details(b.form, closed, hand.tsumo, b.pinfu, hand.rinshan, pair,
+                                        f.pair_fu[pair], b.wait, trips, b.ron_trip, f.meld_sets, rules)
     liability = None
     pao_base = 0
     liable = None
-    if b.yakuman and not b.kazoe and rules.pao:
-        keys = [y.key for y, _, _ in b.hits]
-        pao_keys, liable, pao_notes = find_liability(keys, hand, pair, rules)
+    if real_yakuman and rules.pao:
+        pao_keys, liable, pao_notes = find_liability([e[1].key for e in b.hits], hand, pair, rules)
         notes.extend(pao_notes)
-        if liable is not None and pao_keys:
-            if rules.yakuman_stacking:
-                pao_base = 8000 * sum(w for y, _, w in b.hits if y.key in pao_keys)
-            else:
-                pao_base = b.base
+        if liable is not None:
+            pao_base = (8000 * sum(e[4] for e in b.hits if e[1].key in pao_keys)) if rules.yakuman_stacking \
+                else b.base
             liability = {"seat": liable, "yakuman": pao_keys, "base_points": pao_base}
-            if liable == hand.discarder:
-                pass
     payments, points, total = settle(b.base, pao_base, liable, hand.seat_wind == 0, hand.tsumo, hand.seat_wind,
                                      hand.discarder, hand.honba, hand.kyotaku, rules)
-    groups = _groups(b, hand)
     return Result(
-        han=han, fu=fu_total if (not b.yakuman or b.kazoe or b.form != KOKUSHI) else 0,
-        yakuman=b.yakuman, limit=b.limit, points=points, payments=payments, total=total, yaku=yaku,
-        fu_details=details, kazoe=b.kazoe, dealer=hand.seat_wind == 0, is_open=not f.closed,
-        win="tsumo" if hand.tsumo else "ron", form=("standard", "seven pairs", "thirteen orphans")[b.form],
-        groups=groups, wait=WAIT_NAMES[b.wait], base_points=b.base,
-        honba_points=hand.honba * rules.honba_points, sticks_points=hand.kyotaku * rules.riichi_stick_points,
-        liability=liability, rules=rules.name, players=rules.players, notes=notes)
+        han=han, fu=fu, yakuman=b.yakuman, limit=b.limit, points=points, payments=payments, total=total, yaku=yaku,
+        fu_details=details, kazoe=b.kazoe, dealer=hand.seat_wind == 0, is_open=not closed,
+        win="tsumo" if hand.tsumo else "ron", form=_FORM_NAMES[b.form], groups=_groups(b, hand),
+        wait=WAIT_NAMES[b.wait], base_points=b.base, honba_points=hand.honba * rules.honba_points,
+        sticks_points=hand.kyotaku * rules.riichi_stick_points, liability=liability, rules=rules.name,
+        players=rules.players, notes=notes)
+
+
+_FORM_NAMES = ("standard", "seven pairs", "thirteen orphans")
+_SEQ_TEXT = tuple(format_tiles(TILES[i:i + 3]) if i < 27 and i % 9 < 7 else "" for i in range(34))
+_TRIP_TEXT = tuple(format_tiles([t] * 3) for t in TILES)
+_PAIR_TEXT = tuple(format_tiles([t] * 2) for t in TILES)
 
 
 def _groups(b: _Best, hand: Hand) -> list[str]:
     """The chosen decomposition in MPSZ text: closed sets, the pair, then the melds as given."""
     pair, seqs, trips = b.shape
     if b.form == KOKUSHI:
-        return [format_tiles(sorted(hand.concealed, key=lambda t: t.index))]
+        return [format_tiles(hand.concealed, sort=True)]
     if b.form == CHIITOI:
-        kinds = sorted({t.index for t in hand.concealed})
-        return [format_tiles([TILES[k]] * 2) for k in kinds]
-    out = []
-    for s in seqs:
-        out.append(format_tiles([TILES[s], TILES[s + 1], TILES[s + 2]]))
-    for t in trips:
-        out.append(format_tiles([TILES[t]] * 3))
-    out.append(format_tiles([TILES[pair]] * 2))
+        return [_PAIR_TEXT[i] for i in range(34) if hand.conc_counts[i]]
+    out = [_SEQ_TEXT[s] for s in seqs]
+    out += [_TRIP_TEXT[t] for t in trips]
+    out.append(_PAIR_TEXT[pair])
     for m in hand.melds:
         out.append(f"{m.kind} {format_tiles(m.tiles)}")
     return out

@@ -45,16 +45,18 @@ class Meld:
     def is_kan(self) -> bool:
         return len(self.tiles) == 4
 
-    @property
-    def first(self) -> int:
-        """Lowest tile index (the set's identity: its tile for triplets/kans, its start for chi)."""
-        return min(t.index for t in self.tiles)
+    # derived in validate(): lowest tile index (the set's identity: its tile, or a chi's start)
+    first: int = field(init=False, repr=False, compare=False, default=-1)
 
     def validate(self, where: str) -> None:
         kind, tiles = self.kind, self.tiles
         if kind not in MELD_KINDS:
             raise HandError(f"unknown meld kind {kind!r}; use one of {', '.join(MELD_KINDS)}", f"{where}.kind")
+        if not isinstance(tiles, tuple) or not all(isinstance(t, Tile) for t in tiles):
+            raise HandError("expected a tuple of tiles", f"{where}.tiles")
         idx = sorted(t.index for t in tiles)
+        if idx:
+            object.__setattr__(self, "first", idx[0])
         if kind == "chi":
             if len(idx) != 3 or idx[0] >= 27 or idx[0] // 9 != idx[2] // 9 or idx != [idx[0], idx[0] + 1, idx[0] + 2]:
                 raise HandError(f"a chi must be three consecutive tiles of one suit, got {format_tiles(tiles)!r}",
@@ -190,6 +192,10 @@ class Hand:
     liable: str | None = None         # pao: the liable seat when the caller states it
     robbed_kan: str = "kakan"         # chankan on an added kan, or (kokushi) on a closed kan
     notes: tuple[str, ...] = field(default=(), compare=False)
+    # derived in validate(): counts of the concealed tiles per kind, red fives per suit (m, p, s)
+    conc_counts: tuple[int, ...] = field(init=False, repr=False, compare=False, default=())
+    red_counts: tuple[int, int, int] = field(init=False, repr=False, compare=False, default=(0, 0, 0))
+    conc_mask: int = field(init=False, repr=False, compare=False, default=0)  # bit i: tile kind i is concealed
 
     def __post_init__(self) -> None:
         self.validate()
@@ -281,19 +287,30 @@ class Hand:
             extra = f" with {n_melds} meld{'s' if n_melds != 1 else ''}" if n_melds else ""
             raise HandError(f"expected {need} tiles{extra} (including the winning tile), got {len(self.concealed)}",
                             "concealed")
-        if self.win_tile.index not in {t.index for t in self.concealed}:
-            raise HandError(f"winning tile {self.win_tile} is not among the concealed tiles", "win_tile")
-        if self.win_tile.red and self.win_tile not in self.concealed:
-            raise HandError(f"winning tile {self.win_tile} (red) is not among the concealed tiles", "win_tile")
         counts = [0] * 34
+        reds = [0, 0, 0]
+        mask = 0
         for t in self.concealed:
-            counts[t.index] += 1
+            i = t.index
+            counts[i] += 1
+            mask |= 1 << i
+            if t.red:
+                reds[i // 9] += 1
+        object.__setattr__(self, "conc_counts", tuple(counts))
+        object.__setattr__(self, "conc_mask", mask)
+        if not counts[self.win_tile.index] or (self.win_tile.red and self.win_tile not in self.concealed):
+            raise HandError(f"winning tile {self.win_tile} is not among the concealed tiles", "win_tile")
         for m in self.melds:
             for t in m.tiles:
                 counts[t.index] += 1
-        for where, group in (("dora_indicators", self.dora_indicators), ("ura_indicators", self.ura_indicators)):
+                if t.red:
+                    reds[t.index // 9] += 1
+        for group in (self.dora_indicators, self.ura_indicators):
             for t in group:
                 counts[t.index] += 1
+                if t.red:
+                    reds[t.index // 9] += 1
+        object.__setattr__(self, "red_counts", tuple(reds))
         nuki = self.nukidora
         counts[NORTH] += nuki
         for i, c in enumerate(counts):

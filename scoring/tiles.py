@@ -6,6 +6,7 @@ parsing is a table lookup and the engine's hot path works on plain ints.
 """
 from __future__ import annotations
 
+import re
 from typing import Iterable, NamedTuple
 
 from .errors import HandError
@@ -74,9 +75,31 @@ def tile(text: str, field: str | None = None) -> Tile:
     return tiles[0]
 
 
+_WELL_FORMED = re.compile(r"(?:[0-9]+[mps]|[1-7]+z)+")
+_RUN = re.compile(r"[0-9]+[mpsz]")
+_RUN_CACHE: dict[str, tuple[Tile, ...]] = {}
+
+
 def parse_tiles(text: str, field: str | None = None) -> list[Tile]:
     """Parse MPSZ notation ("123m0p" -> 1m 2m 3m 0p). Spaces are ignored; the suit letter may be
     upper case. Raises HandError (naming `field`) on anything else."""
+    if type(text) is str and _WELL_FORMED.fullmatch(text):  # fast path: runs like "234m" repeat a lot
+        out: list[Tile] = []
+        cache = _RUN_CACHE
+        for run in _RUN.findall(text):
+            tiles = cache.get(run)
+            if tiles is None:
+                if len(cache) > 50000:  # bounded: any input may add runs
+                    cache.clear()
+                suit = run[-1]
+                tiles = cache[run] = tuple(_LOOKUP[(d, suit)] for d in run[:-1])
+            out.extend(tiles)
+        return out
+    return _parse_slow(text, field)
+
+
+def _parse_slow(text: str, field: str | None) -> list[Tile]:
+    """The character-by-character parser: accepts spaces and upper case, explains errors."""
     if not isinstance(text, str):
         raise HandError(f"expected a string of tiles in MPSZ notation, got {type(text).__name__}", field)
     out: list[Tile] = []

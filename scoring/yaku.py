@@ -54,6 +54,7 @@ class Yaku:
     han: int                      # closed han (yakuman: 13 per yakuman)
     han_open: int                 # open han; 0 = closed only
     check: Callable[[Ctx], bool]
+    gate: str = "always"          # a cheap necessary condition (see GATES): the engine skips the check when false
     yakuman: int = 0              # yakuman weight (2 = double where rules.double_yakuman)
     enabled_by: str | None = None  # Rules field that must be truthy for the yaku to exist
     open_needs: str | None = None  # Rules field that must be truthy for the open value to exist
@@ -61,6 +62,34 @@ class Yaku:
     @property
     def is_yakuman(self) -> bool:
         return self.yakuman > 0
+
+    @property
+    def per_reading(self) -> bool:
+        """Depends on the decomposition or the wait (else it is checked once per hand form)."""
+        return self.gate in READING_GATES
+
+
+# Necessary conditions shared by groups of yaku. They only let the engine skip predicates that
+# cannot hold; every predicate is complete on its own (tests check gate => predicate consistency).
+GATES: dict[str, Callable[[Ctx], bool]] = {
+    "always": lambda c: True,
+    "riichi": lambda c: c.hand.riichi or c.hand.double_riichi,
+    "tsumo": lambda c: c.tsumo,
+    "ron": lambda c: not c.tsumo,
+    "first_turn": lambda c: c.hand.tenhou or c.hand.chiihou or c.hand.renhou,
+    "honors": lambda c: bool(c.mask & HONOR_MASK),
+    "no_terminals_honors": lambda c: not c.mask & YAOCHU_MASK,
+    "terminals_honors_only": lambda c: not c.mask & ~YAOCHU_MASK,
+    "one_suit": lambda c: c.suits == 1,
+    "green": lambda c: not c.mask & ~GREEN_MASK,
+    "kans": lambda c: c.kans >= 3,
+    "seven_pairs": lambda c: c.form == CHIITOI,
+    "kokushi": lambda c: c.form == KOKUSHI,
+    # per reading
+    "seqs": lambda c: bool(c.seqs),
+    "trips3": lambda c: len(c.trips) >= 3,
+}
+READING_GATES = frozenset(("seqs", "trips3"))
 
 
 # ---- predicates --------------------------------------------------------------------------------
@@ -187,61 +216,67 @@ def _haitei(c: Ctx) -> bool:
 
 
 # ---- the table (output order) --------------------------------------------------------------------
+Y = Yaku
 YAKU: tuple[Yaku, ...] = (
     # yakuman
-    Yaku("tenhou", "Tenhou", "天和", 13, 0, _flag("tenhou"), yakuman=1),
-    Yaku("chiihou", "Chiihou", "地和", 13, 0, _flag("chiihou"), yakuman=1),
-    Yaku("renhou_yakuman", "Renhou", "人和", 13, 0, _flag("renhou"), yakuman=1, enabled_by="renhou_is_yakuman"),
-    Yaku("kokushi_13", "Kokushi musou 13-sided wait", "国士無双十三面待ち", 26, 0,
-         lambda c: c.form == KOKUSHI and c.conc[c.win] == 2, yakuman=2),
-    Yaku("kokushi", "Kokushi musou", "国士無双", 13, 0,
-         lambda c: c.form == KOKUSHI and c.conc[c.win] == 1, yakuman=1),
-    Yaku("suuankou_tanki", "Suuankou tanki", "四暗刻単騎", 26, 0, lambda c: c.ankou == 4 and c.wait == TANKI, yakuman=2),
-    Yaku("suuankou", "Suuankou", "四暗刻", 13, 0, lambda c: c.ankou == 4 and c.wait != TANKI, yakuman=1),
-    Yaku("daisangen", "Daisangen", "大三元", 13, 13, _daisangen, yakuman=1),
-    Yaku("daisuushii", "Daisuushii", "大四喜", 26, 26, _daisuushii, yakuman=2),
-    Yaku("shousuushii", "Shousuushii", "小四喜", 13, 13, _shousuushii, yakuman=1),
-    Yaku("tsuuiisou", "Tsuuiisou", "字一色", 13, 13, lambda c: not c.mask & ~HONOR_MASK, yakuman=1),
-    Yaku("chinroutou", "Chinroutou", "清老頭", 13, 13, lambda c: not c.mask & ~TERMINAL_MASK, yakuman=1),
-    Yaku("ryuuiisou", "Ryuuiisou", "緑一色", 13, 13, lambda c: not c.mask & ~GREEN_MASK, yakuman=1),
-    Yaku("junsei_chuuren", "Junsei chuuren poutou", "純正九蓮宝燈", 26, 0, _junsei, yakuman=2),
-    Yaku("chuuren", "Chuuren poutou", "九蓮宝燈", 13, 0, lambda c: _chuuren(c) and not _junsei(c), yakuman=1),
-    Yaku("suukantsu", "Suukantsu", "四槓子", 13, 13, lambda c: c.kans == 4, yakuman=1),
+    Y("tenhou", "Tenhou", "天和", 13, 0, _flag("tenhou"), "first_turn", yakuman=1),
+    Y("chiihou", "Chiihou", "地和", 13, 0, _flag("chiihou"), "first_turn", yakuman=1),
+    Y("renhou_yakuman", "Renhou", "人和", 13, 0, _flag("renhou"), "first_turn", yakuman=1,
+      enabled_by="renhou_is_yakuman"),
+    Y("kokushi_13", "Kokushi musou 13-sided wait", "国士無双十三面待ち", 26, 0,
+      lambda c: c.form == KOKUSHI and c.conc[c.win] == 2, "kokushi", yakuman=2),
+    Y("kokushi", "Kokushi musou", "国士無双", 13, 0,
+      lambda c: c.form == KOKUSHI and c.conc[c.win] == 1, "kokushi", yakuman=1),
+    Y("suuankou_tanki", "Suuankou tanki", "四暗刻単騎", 26, 0, lambda c: c.ankou == 4 and c.wait == TANKI, "trips3",
+      yakuman=2),
+    Y("suuankou", "Suuankou", "四暗刻", 13, 0, lambda c: c.ankou == 4 and c.wait != TANKI, "trips3", yakuman=1),
+    Y("daisangen", "Daisangen", "大三元", 13, 13, _daisangen, "honors", yakuman=1),
+    Y("daisuushii", "Daisuushii", "大四喜", 26, 26, _daisuushii, "honors", yakuman=2),
+    Y("shousuushii", "Shousuushii", "小四喜", 13, 13, _shousuushii, "honors", yakuman=1),
+    Y("tsuuiisou", "Tsuuiisou", "字一色", 13, 13, lambda c: not c.mask & ~HONOR_MASK, "honors", yakuman=1),
+    Y("chinroutou", "Chinroutou", "清老頭", 13, 13, lambda c: not c.mask & ~TERMINAL_MASK, "terminals_honors_only",
+      yakuman=1),
+    Y("ryuuiisou", "Ryuuiisou", "緑一色", 13, 13, lambda c: not c.mask & ~GREEN_MASK, "green", yakuman=1),
+    Y("junsei_chuuren", "Junsei chuuren poutou", "純正九蓮宝燈", 26, 0, _junsei, "one_suit", yakuman=2),
+    Y("chuuren", "Chuuren poutou", "九蓮宝燈", 13, 0, lambda c: _chuuren(c) and not _junsei(c), "one_suit", yakuman=1),
+    Y("suukantsu", "Suukantsu", "四槓子", 13, 13, lambda c: c.kans == 4, "kans", yakuman=1),
     # 1 han
-    Yaku("riichi", "Riichi", "立直", 1, 0, lambda c: c.hand.riichi and not c.hand.double_riichi),
-    Yaku("double_riichi", "Double riichi", "ダブル立直", 2, 0, _flag("double_riichi")),
-    Yaku("ippatsu", "Ippatsu", "一発", 1, 0, _flag("ippatsu"), enabled_by="ippatsu"),
-    Yaku("menzen_tsumo", "Menzen tsumo", "門前清自摸和", 1, 0, lambda c: c.tsumo and c.closed),
-    Yaku("pinfu", "Pinfu", "平和", 1, 0,
-         lambda c: c.form == STANDARD and c.closed and not c.trips and c.wait == RYANMEN and not c.value_pair),
-    Yaku("tanyao", "Tanyao", "断么九", 1, 1, lambda c: not c.mask & YAOCHU_MASK, open_needs="open_tanyao"),
-    Yaku("iipeikou", "Iipeikou", "一盃口", 1, 0, lambda c: c.form == STANDARD and _peikou(c) == 1),
-    Yaku("haku", "Yakuhai: white", "役牌 白", 1, 1, _yakuhai(WHITE)),
-    Yaku("hatsu", "Yakuhai: green", "役牌 發", 1, 1, _yakuhai(GREEN)),
-    Yaku("chun", "Yakuhai: red", "役牌 中", 1, 1, _yakuhai(RED)),
-    Yaku("seat_wind", "Seat wind", "自風牌", 1, 1, lambda c: c.seat in c.trips),
-    Yaku("round_wind", "Round wind", "場風牌", 1, 1, lambda c: c.round in c.trips),
-    Yaku("rinshan", "Rinshan kaihou", "嶺上開花", 1, 1, _flag("rinshan")),
-    Yaku("chankan", "Chankan", "搶槓", 1, 1, _flag("chankan")),
-    Yaku("haitei", "Haitei raoyue", "海底摸月", 1, 1, _haitei),
-    Yaku("houtei", "Houtei raoyui", "河底撈魚", 1, 1, _flag("houtei")),
+    Y("riichi", "Riichi", "立直", 1, 0, lambda c: c.hand.riichi and not c.hand.double_riichi, "riichi"),
+    Y("double_riichi", "Double riichi", "ダブル立直", 2, 0, _flag("double_riichi"), "riichi"),
+    Y("ippatsu", "Ippatsu", "一発", 1, 0, _flag("ippatsu"), "riichi", enabled_by="ippatsu"),
+    Y("menzen_tsumo", "Menzen tsumo", "門前清自摸和", 1, 0, lambda c: c.tsumo and c.closed, "tsumo"),
+    Y("pinfu", "Pinfu", "平和", 1, 0,
+      lambda c: c.form == STANDARD and c.closed and not c.trips and c.wait == RYANMEN and not c.value_pair, "seqs"),
+    Y("tanyao", "Tanyao", "断么九", 1, 1, lambda c: not c.mask & YAOCHU_MASK, "no_terminals_honors",
+      open_needs="open_tanyao"),
+    Y("iipeikou", "Iipeikou", "一盃口", 1, 0, lambda c: c.form == STANDARD and _peikou(c) == 1, "seqs"),
+    Y("haku", "Yakuhai: white", "役牌 白", 1, 1, _yakuhai(WHITE), "honors"),
+    Y("hatsu", "Yakuhai: green", "役牌 發", 1, 1, _yakuhai(GREEN), "honors"),
+    Y("chun", "Yakuhai: red", "役牌 中", 1, 1, _yakuhai(RED), "honors"),
+    Y("seat_wind", "Seat wind", "自風牌", 1, 1, lambda c: c.seat in c.trips, "honors"),
+    Y("round_wind", "Round wind", "場風牌", 1, 1, lambda c: c.round in c.trips, "honors"),
+    Y("rinshan", "Rinshan kaihou", "嶺上開花", 1, 1, _flag("rinshan"), "tsumo"),
+    Y("chankan", "Chankan", "搶槓", 1, 1, _flag("chankan"), "ron"),
+    Y("haitei", "Haitei raoyue", "海底摸月", 1, 1, _haitei, "tsumo"),
+    Y("houtei", "Houtei raoyui", "河底撈魚", 1, 1, _flag("houtei"), "ron"),
     # 2 han
-    Yaku("chiitoitsu", "Chiitoitsu", "七対子", 2, 0, lambda c: c.form == CHIITOI),
-    Yaku("sanshoku", "Sanshoku doujun", "三色同順", 2, 1, _sanshoku),
-    Yaku("ittsu", "Ittsu", "一気通貫", 2, 1, _ittsu),
-    Yaku("chanta", "Chanta", "混全帯么九", 2, 1, lambda c: bool(c.mask & HONOR_MASK) and _outside(c)),
-    Yaku("toitoi", "Toitoi", "対々和", 2, 2, lambda c: c.form == STANDARD and not c.seqs),
-    Yaku("sanankou", "Sanankou", "三暗刻", 2, 2, lambda c: c.ankou == 3),
-    Yaku("sanshoku_doukou", "Sanshoku doukou", "三色同刻", 2, 2, _sanshoku_doukou),
-    Yaku("sankantsu", "Sankantsu", "三槓子", 2, 2, lambda c: c.kans == 3),
-    Yaku("honroutou", "Honroutou", "混老頭", 2, 2, _honroutou),
-    Yaku("shousangen", "Shousangen", "小三元", 2, 2, _shousangen),
+    Y("chiitoitsu", "Chiitoitsu", "七対子", 2, 0, lambda c: c.form == CHIITOI, "seven_pairs"),
+    Y("sanshoku", "Sanshoku doujun", "三色同順", 2, 1, _sanshoku, "seqs"),
+    Y("ittsu", "Ittsu", "一気通貫", 2, 1, _ittsu, "seqs"),
+    Y("chanta", "Chanta", "混全帯么九", 2, 1, lambda c: bool(c.mask & HONOR_MASK) and _outside(c), "seqs"),
+    Y("toitoi", "Toitoi", "対々和", 2, 2, lambda c: c.form == STANDARD and not c.seqs, "trips3"),
+    Y("sanankou", "Sanankou", "三暗刻", 2, 2, lambda c: c.ankou == 3, "trips3"),
+    Y("sanshoku_doukou", "Sanshoku doukou", "三色同刻", 2, 2, _sanshoku_doukou, "trips3"),
+    Y("sankantsu", "Sankantsu", "三槓子", 2, 2, lambda c: c.kans == 3, "kans"),
+    Y("honroutou", "Honroutou", "混老頭", 2, 2, _honroutou, "terminals_honors_only"),
+    Y("shousangen", "Shousangen", "小三元", 2, 2, _shousangen, "honors"),
     # 3 han and more
-    Yaku("ryanpeikou", "Ryanpeikou", "二盃口", 3, 0, lambda c: c.form == STANDARD and _peikou(c) == 2),
-    Yaku("junchan", "Junchan", "純全帯么九", 3, 2, lambda c: not c.mask & HONOR_MASK and _outside(c)),
-    Yaku("honitsu", "Honitsu", "混一色", 3, 2, lambda c: c.suits == 1 and bool(c.mask & HONOR_MASK)),
-    Yaku("chinitsu", "Chinitsu", "清一色", 6, 5, lambda c: c.suits == 1 and not c.mask & HONOR_MASK),
+    Y("ryanpeikou", "Ryanpeikou", "二盃口", 3, 0, lambda c: c.form == STANDARD and _peikou(c) == 2, "seqs"),
+    Y("junchan", "Junchan", "純全帯么九", 3, 2, lambda c: not c.mask & HONOR_MASK and _outside(c), "seqs"),
+    Y("honitsu", "Honitsu", "混一色", 3, 2, lambda c: c.suits == 1 and bool(c.mask & HONOR_MASK), "one_suit"),
+    Y("chinitsu", "Chinitsu", "清一色", 6, 5, lambda c: c.suits == 1 and not c.mask & HONOR_MASK, "one_suit"),
 )
+del Y
 
 YAKU_BY_KEY = {y.key: y for y in YAKU}
 
