@@ -29,6 +29,8 @@ def parse_context(raw: str | None) -> PhotoContext:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise _error((), f"context is not valid JSON: {exc.msg} at character {exc.pos}", "json_invalid", raw) from exc
+    if data is None:  # JSON null: no context, like an absent field
+        return PhotoContext()
     if not isinstance(data, dict):
         raise _error((), "context must be a JSON object, e.g. {\"win\": \"tsumo\"}", "dict_type", data)
     for key in TILE_KEYS:
@@ -56,7 +58,7 @@ def merge_hand(read_hand: dict[str, Any], context: PhotoContext) -> dict[str, An
     `win_tile` in context overrides the reading's choice; the engine checks it is in the hand.
     """
     hand = {key: value for key, value in read_hand.items() if value is not None}
-    hand.update(context.model_dump(exclude_unset=True, exclude_none=True))
+    hand.update(context.model_dump(exclude_unset=True, exclude_none=True))  # null = not given
     return hand
 
 

@@ -73,8 +73,9 @@ class HandIn(HandContext):
     expected: Any = None
 
     def to_contract(self) -> dict[str, Any]:
-        """The §1 dict for `score_json`: only keys the caller gave, so the engine's defaults apply."""
-        data = self.model_dump(by_alias=True, exclude_unset=True, exclude={"expected"})
+        """The §1 dict for `score_json`: only keys the caller gave (null = not given), so the
+        engine's defaults apply."""
+        data = self.model_dump(by_alias=True, exclude_unset=True, exclude_none=True, exclude={"expected"})
         if "melds" in data:
             data["melds"] = [m.model_dump(by_alias=True, exclude_none=True) for m in self.melds]
         return data

@@ -13,7 +13,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from api.request_log import log_fields
-from api.schemas import HandIn, ScoreResult
+from api.schemas import ErrorBody, HandIn, ScoreResult
 
 router = APIRouter(prefix="/v1/hands", tags=["hands"])
 
@@ -32,7 +32,11 @@ def error_location(result: dict[str, Any]) -> list[Any]:
 @router.post(
     "/score",
     response_model=ScoreResult,
-    responses={422: {"description": "malformed input, or a hand the engine cannot score (§2 body with `error` and a `detail`)"}},
+    responses={
+        400: {"model": ErrorBody, "description": "the body cannot be parsed (e.g. not UTF-8)"},
+        413: {"model": ErrorBody, "description": "the body is over the JSON size limit"},
+        422: {"description": "malformed input, or a hand the engine cannot score (§2 body with `error` and a `detail`)"},
+    },
     summary="Score a hand given as CONTRACTS §1 JSON",
 )
 async def score_hand(hand: HandIn, request: Request) -> Any:

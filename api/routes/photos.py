@@ -43,6 +43,7 @@ KeepField = Annotated[
 ]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "the multipart body cannot be parsed"},
     413: {"model": ErrorBody, "description": "request body or image pixel count over the limit"},
     415: {"model": ErrorBody, "description": "the photo is not an image type the reader takes"},
     503: {"model": ErrorBody, "description": "models loading, or every inference slot busy (see Retry-After)"},
