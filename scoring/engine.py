@@ -470,8 +470,9 @@ def _result(hand: Hand, rules: Rules, f: _Facts, b: _Best, notes: list[str]) -> 
     liability = None
     pao_base = 0
     liable = None
-    if real_yakuman and rules.pao:
-        pao_keys, liable, pao_notes = find_liability([e[1].key for e in b.hits], hand, pair, rules)
+    if (real_yakuman and rules.pao) or hand.liable is not None:
+        keys = [e[1].key for e in b.hits] if real_yakuman else []
+        pao_keys, liable, pao_notes = find_liability(keys, hand, pair, rules)
         notes.extend(pao_notes)
         if liable is not None:
             pao_base = (8000 * sum(e[4] for e in b.hits if e[1].key in pao_keys)) if rules.yakuman_stacking \
