@@ -1,0 +1,74 @@
+"""`tsumo serve`: flag checking (exit 2 + message), settings handed to workers, a real start."""
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from api.settings import ApiSettings
+from tsumo.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["--port", "0"], "--port"),
+    (["--port", "70000"], "--port"),
+    (["--workers", "0"], "--workers"),
+    (["--queue", "-1"], "--queue"),
+    (["--max-photo-mb", "0"], "--max-photo-mb"),
+    (["--models", "/no/such/folder"], "no such folder"),
+])
+def test_bad_flags_exit_2_with_a_message(argv, words, capsys):
+    assert main(["serve", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tsumo: error:") and words in err
+
+
+def test_settings_travel_to_workers_through_the_environment(tmp_path):
+    s = ApiSettings(models_dir=tmp_path, reader_threads=3, inference_workers=2, inference_queue=7,
+                    max_photo_bytes=123, max_json_bytes=456, max_pixels=789, keep_dir=tmp_path / "k", load_models=False)
+    assert ApiSettings.from_env(s.to_env()) == s
+    assert ApiSettings.from_env({}) == ApiSettings()
+
+
+def test_bad_environment_value_names_the_variable():
+    with pytest.raises(ValueError, match="TSUMO_MAX_PIXELS"):
+        ApiSettings.from_env({"TSUMO_MAX_PIXELS": "lots"})
+
+
+def test_keep_dir_defaults_to_xdg_data_home(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert ApiSettings().photos_dir == tmp_path / "tsumo" / "photos"
+
+
+def test_serve_starts_a_server_on_loopback_with_json_logs(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path / "server.log"
+    with log.open("w") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "tsumo", "serve", "--port", str(port), "--no-models"],
+                                cwd=REPO, stdout=subprocess.DEVNULL, stderr=err)
+        try:
+            deadline = time.monotonic() + 30
+            body = None
+            while time.monotonic() < deadline and body is None:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/rules", timeout=2) as r:
+                        body = json.load(r)
+                except OSError:
+                    time.sleep(0.2)
+            assert body and any(x["name"] == "tenhou" for x in body)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
+    requests = [x for x in lines if x.get("event") == "request"]
+    assert requests and requests[-1]["path"] == "/v1/rules" and requests[-1]["status"] == 200
