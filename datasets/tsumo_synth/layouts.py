@@ -198,7 +198,7 @@ def _draw_hand(rng: np.random.Generator, *, players: int, max_melds: int, p_red:
     win_tile = closed[int(rng.integers(0, len(closed)))]
     rest = list(closed)
     rest.remove(win_tile)
-    if rng.random() < 0.08:  # some players don't sort: swap two neighbours
+    if len(rest) >= 2 and rng.random() < 0.08:  # some players don't sort: swap two neighbours
         i = int(rng.integers(0, len(rest) - 1))
         rest[i], rest[i + 1] = rest[i + 1], rest[i]
     style = str(rng.choice(["apart", "in_row", "sideways_end"], p=[0.7, 0.15, 0.15]))

@@ -13,6 +13,7 @@ always match the pixels. Then lighting, shadows, glare, blur, noise and JPEG.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
@@ -261,8 +262,8 @@ class _Painter:
         h, w = image.shape[:2]
         self.ids = np.full((h, w), -1, np.int32)
 
-    def quad(self, texture: np.ndarray, dst: np.ndarray, owner: int) -> None:
-        """Warp `texture` (h×w×3 float) onto the image quad `dst` (4×2: tl, tr, br, bl)."""
+    def quad(self, texture: np.ndarray, dst: np.ndarray, owner: int, shade: float = 1.0, glint: float = 0.0) -> None:
+        """Warp `texture` (h×w×4 float RGBA, alpha 1) onto the image quad `dst` (4×2: tl, tr, br, bl)."""
         H_img, W_img = self.ids.shape
         x0 = int(np.floor(max(dst[:, 0].min(), 0)))
         y0 = int(np.floor(max(dst[:, 1].min(), 0)))
@@ -273,48 +274,72 @@ class _Painter:
         th, tw = texture.shape[:2]
         src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
         M = cv2.getPerspectiveTransform(src, (dst - [x0, y0]).astype(np.float32))
-        rgba = np.dstack([texture, np.full((th, tw), 1.0, np.float32)])
-        warped = cv2.warpPerspective(rgba, M, (x1 - x0 + 1, y1 - y0 + 1), flags=cv2.INTER_LINEAR,
+        warped = cv2.warpPerspective(texture, M, (x1 - x0 + 1, y1 - y0 + 1), flags=cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
         a = warped[..., 3:4]
+        rgb = warped[..., :3] * shade
+        if glint:
+            rgb += glint * a
         roi = self.canvas[y0:y1 + 1, x0:x1 + 1]
-        roi[:] = roi * (1 - a) + warped[..., :3] * a
+        roi *= 1 - a
+        roi += rgb
         self.ids[y0:y1 + 1, x0:x1 + 1][a[..., 0] > 0.5] = owner
 
 
-def _face_texture(face_rgba: np.ndarray, ivory: np.ndarray, rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
-    """Ivory face with the artwork on it and a darker bevel at the rim (reads as rounded edges)."""
-    w, h = size
-    art = cv2.resize(face_rgba, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
-    base = np.empty((h, w, 3), np.float32)
-    base[:] = ivory
-    a = art[..., 3:4] / 255.0
-    tex = base * (1 - a) + art[..., :3] * a
+@lru_cache(maxsize=64)
+def _bevel(w: int, h: int, width: float, floor: float) -> np.ndarray:
+    """Multiplier darkening a face towards its rim (reads as the rounded edge of a real tile)."""
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     edge = np.minimum(np.minimum(xx, w - 1 - xx) / w, np.minimum(yy, h - 1 - yy) / h)
-    bevel = np.clip(edge / 0.06, 0, 1) ** 0.5
-    tex *= (0.78 + 0.22 * bevel)[..., None]
-    return tex
+    return (floor + (1 - floor) * np.clip(edge / width, 0, 1) ** 0.5)[..., None].astype(np.float32)
+
+
+def _rgba(tex: np.ndarray) -> np.ndarray:
+    return np.dstack([tex, np.ones(tex.shape[:2], np.float32)])
+
+
+def _face_texture(face_rgba: np.ndarray, ivory: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Ivory face with the artwork on it and a darker bevel at the rim; RGBA float."""
+    w, h = size
+    art = cv2.resize(face_rgba, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)
+    a = art[..., 3:4] / 255.0
+    tex = ivory * (1 - a) + art[..., :3] * a
+    return _rgba(tex * _bevel(w, h, 0.06, 0.78))
 
 
 def _side_texture(ivory: np.ndarray, back: np.ndarray, share: float, along: int, across: int = 24) -> np.ndarray:
-    """Side of a tile: rows from the face (ivory) to the back (coloured layer)."""
+    """Side of a tile: rows from the face (ivory) to the back (coloured layer); RGBA float."""
     tex = np.empty((across, along, 3), np.float32)
     cut = int(round(across * (1 - share)))
     tex[:cut] = ivory * 0.96
     tex[cut:] = back
     tex[max(cut - 1, 0):cut + 1] *= 0.85  # the seam between the layers
-    return tex
+    return _rgba(tex)
 
 
-def _back_texture(back: np.ndarray, rng: np.random.Generator, size: tuple[int, int]) -> np.ndarray:
+def _back_texture(back: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     w, h = size
     tex = np.empty((h, w, 3), np.float32)
     tex[:] = back
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    edge = np.minimum(np.minimum(xx, w - 1 - xx) / w, np.minimum(yy, h - 1 - yy) / h)
-    tex *= (0.82 + 0.18 * np.clip(edge / 0.07, 0, 1) ** 0.5)[..., None]
-    return tex
+    return _rgba(tex * _bevel(w, h, 0.07, 0.82))
+
+
+class _Textures:
+    """Per-photo texture cache: faces come from a pool, so the same picture recurs."""
+
+    def __init__(self, style: "_TileStyle", size: tuple[int, int]):
+        self.style, self.size = style, size
+        self.faces: dict[int, np.ndarray] = {}
+        self.back = _back_texture(style.back, size)
+        self.blank = _back_texture(style.ivory, size)
+        self.side_r = _side_texture(style.ivory, style.back, style.dims.back, size[0])
+        self.side_u = _side_texture(style.ivory, style.back, style.dims.back, size[1])
+
+    def face(self, face_rgba: np.ndarray) -> np.ndarray:
+        key = id(face_rgba)
+        if key not in self.faces:
+            self.faces[key] = _face_texture(face_rgba, self.style.ivory, self.size)
+        return self.faces[key]
 
 
 def _rotation_deg(up_vec: np.ndarray) -> int:
@@ -506,13 +531,11 @@ def render_hand_photo(
     ambient = rng.uniform(0.55, 0.75)
     diffuse = rng.uniform(0.25, 0.5)
     tex_w = 96
-    tex_h = int(round(tex_w * dims.height))
-    faces_cache: dict[int, np.ndarray] = {}
+    textures = _Textures(style, (tex_w, int(round(tex_w * dims.height))))
     for i in order:
         p = poses[i]
-        face_rgba = artist.face(p.face, rng) if p.face is not None else np.zeros((4, 3, 4), np.uint8)
-        faces_cache[i] = face_rgba
-        _paint_tile(painter, i, p, dims, style, cam, light, ambient, diffuse, face_rgba, rng, (tex_w, tex_h), table.gloss)
+        face_rgba = artist.face(p.face, rng) if p.face is not None else None
+        _paint_tile(painter, i, p, dims, cam, light, ambient, diffuse, face_rgba, textures, rng)
     for prop in props:
         _paint_prop(painter, prop, cam, light, ambient, diffuse)
 
@@ -544,7 +567,7 @@ def render_hand_photo(
     return img, photo
 
 
-def _table_window(cam: Camera, hand_extent, reach: float = 30.0, max_pixels: float = 2.5e6):
+def _table_window(cam: Camera, hand_extent, reach: float = 30.0, max_pixels: float = 1.5e6):
     """The part of the table the photo sees (world rectangle) and a texture resolution for it."""
     w, h = cam.size
     t = np.linspace(0, 1, 9)
@@ -565,7 +588,7 @@ def _table_window(cam: Camera, hand_extent, reach: float = 30.0, max_pixels: flo
     bounds = (float(P[:, 0].min() - 1), float(P[:, 1].min() - 1), float(P[:, 0].max() + 1), float(P[:, 1].max() + 1))
     c = np.array([[cx, cy, 0.0], [cx + 1, cy, 0.0], [cx, cy + 1, 0.0]])
     uv, _ = cam.project(c)
-    ppu = float(np.clip(max(np.linalg.norm(uv[1] - uv[0]), np.linalg.norm(uv[2] - uv[0])), 8, 48))
+    ppu = float(np.clip(max(np.linalg.norm(uv[1] - uv[0]), np.linalg.norm(uv[2] - uv[0])), 8, 36))
     area = (bounds[2] - bounds[0]) * (bounds[3] - bounds[1])
     ppu = min(ppu, float(np.sqrt(max_pixels / area)))
     return bounds, ppu
@@ -630,9 +653,9 @@ def _draw_shadows(image: np.ndarray, poses, props, dims: L.TileDims, cam: Camera
     image[:] = (image * (1 - strength * mask[..., None])).astype(np.uint8)
 
 
-def _paint_tile(painter: _Painter, owner: int, p: L.TilePose, dims: L.TileDims, style: _TileStyle, cam: Camera,
-                light: np.ndarray, ambient: float, diffuse: float, face_rgba: np.ndarray, rng: np.random.Generator,
-                tex_size: tuple[int, int], gloss: float) -> None:
+def _paint_tile(painter: _Painter, owner: int, p: L.TilePose, dims: L.TileDims, cam: Camera, light: np.ndarray,
+                ambient: float, diffuse: float, face_rgba: np.ndarray | None, textures: _Textures,
+                rng: np.random.Generator) -> None:
     axes = {"r": p.r, "u": p.u, "n": p.n}
     half = {"r": dims.width / 2, "u": dims.height / 2, "n": dims.depth / 2}
     pc = cam.to_cam(p.corners(dims))
@@ -649,23 +672,17 @@ def _paint_tile(painter: _Painter, owner: int, p: L.TilePose, dims: L.TileDims, 
         corners = np.array([fc - ea - eb, fc + ea - eb, fc + ea + eb, fc - ea + eb])
         uv, _ = cam.project(corners)
         if axis == "n" and sign == 1:
-            tex = _face_texture(face_rgba, style.ivory, rng, tex_size) if p.face is not None else \
-                _back_texture(style.ivory, rng, tex_size)
+            tex = textures.face(face_rgba) if face_rgba is not None else textures.blank
         elif axis == "n":
-            tex = _back_texture(style.back, rng, tex_size)
+            tex = textures.back
         else:
-            along = tex_size[0] if ta == "r" else tex_size[1]
-            tex = _side_texture(style.ivory, style.back, dims.back, along)
+            tex = textures.side_r if ta == "r" else textures.side_u
         shade = ambient + diffuse * max(0.0, float(np.dot(normal, light)))
-        tex = tex * shade
         # specular glint: strong when the light's reflection points at the camera
         refl = 2 * np.dot(normal, light) * normal - light
         spec = max(0.0, float(np.dot(refl, view_dir))) ** 24
-        if spec > 0.02:
-            th, tw = tex.shape[:2]
-            g = np.linspace(rng.uniform(0, 1), rng.uniform(0, 1), th, dtype=np.float32)[:, None, None]
-            tex = tex + 255 * spec * rng.uniform(0.3, 0.8) * g
-        painter.quad(tex, uv, owner)
+        glint = 255 * spec * rng.uniform(0.3, 0.8) if spec > 0.02 else 0.0
+        painter.quad(tex, uv, owner, shade, glint)
 
 
 def _paint_prop(painter: _Painter, pr: _Prop, cam: Camera, light: np.ndarray, ambient: float, diffuse: float) -> None:
@@ -686,7 +703,7 @@ def _paint_prop(painter: _Painter, pr: _Prop, cam: Camera, light: np.ndarray, am
             if pr.dots and ai == 2:
                 for k in range(1, 6):
                     cv2.circle(tex, (k * 64 // 6, 4), 1, (200, 30, 30) if k == 3 else (20, 20, 20), -1)
-            painter.quad(tex, uv, -2)
+            painter.quad(_rgba(tex), uv, -2)
 
 
 def _paint_fingers(painter: _Painter, rng: np.random.Generator, hand_hulls: list[np.ndarray]) -> None:
@@ -732,20 +749,24 @@ def _mask_hits(mask: np.ndarray, hull: np.ndarray) -> bool:
 
 def _light_and_lens(img: np.ndarray, rng: np.random.Generator, gloss: float) -> np.ndarray:
     h, w = img.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    xn, yn = xx / w - 0.5, yy / h - 0.5
+    sh, sw = max(2, h // 8), max(2, w // 8)
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    xn, yn = xx / sw - 0.5, yy / sh - 0.5
     # uneven light: a gradient and a vignette, colour temperature, exposure
     ang = rng.uniform(0, 2 * np.pi)
     grad = 1 + rng.uniform(0, 0.35) * (np.cos(ang) * xn + np.sin(ang) * yn)
     vig = 1 - rng.uniform(0, 0.35) * (xn ** 2 + yn ** 2) * 2
-    img = img * (grad * vig)[..., None]
-    img = img * (1 + rng.normal(0, 0.05, 3)).astype(np.float32)[None, None] * rng.uniform(0.75, 1.2)
+    gain = (grad * vig)[..., None] * ((1 + rng.normal(0, 0.05, 3)) * rng.uniform(0.75, 1.2)).astype(np.float32)
     # glare: a soft bright patch (lamp reflected by glossy tiles / table)
+    add = np.zeros((sh, sw, 1), np.float32)
     if rng.random() < 0.25 + 0.3 * gloss:
-        cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-        sx, sy = rng.uniform(0.05, 0.3) * w, rng.uniform(0.03, 0.2) * h
-        blob = np.exp(-(((xx - cx) / sx) ** 2 + ((yy - cy) / sy) ** 2))
-        img = img + rng.uniform(40, 140) * blob[..., None]
+        cx, cy = rng.uniform(0, sw), rng.uniform(0, sh)
+        sx, sy = rng.uniform(0.05, 0.3) * sw, rng.uniform(0.03, 0.2) * sh
+        add[..., 0] = rng.uniform(40, 140) * np.exp(-(((xx - cx) / sx) ** 2 + ((yy - cy) / sy) ** 2))
+    gain = cv2.resize(gain, (w, h), interpolation=cv2.INTER_LINEAR)
+    img = img * gain
+    if add.any():
+        img += cv2.resize(add, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
     # lens: defocus or motion blur
     r = rng.random()
     scale = max(w, h) / 1000
@@ -761,7 +782,7 @@ def _light_and_lens(img: np.ndarray, rng: np.random.Generator, gloss: float) -> 
     # sensor noise
     sigma = rng.uniform(0, 9)
     if sigma > 0.5:
-        img = img + rng.normal(0, sigma, img.shape).astype(np.float32)
+        img += rng.standard_normal(img.shape, dtype=np.float32) * sigma
     return img
 
 

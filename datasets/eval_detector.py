@@ -1,0 +1,221 @@
+"""Measure the tile detector: recall / precision on rendered, Chinese and real-dev photos + latency.
+
+    python datasets/eval_detector.py --model models/tile_detector.onnx \
+        --synth cache/synth/det_test --chinese test --real-dev
+
+Runs on onnxruntime only (the runtime environment). A ground-truth box counts as found when a
+detection overlaps it with IoU ≥ `--iou` (one detection per box, greedy by IoU). On rendered
+photos every tile is labelled, so precision is exact; the Chinese set leaves some background
+tiles unboxed and real-dev boxes only the hand, so precision there is a lower bound (reported
+for the Chinese set; for real-dev the count of extra detections outside the hand is given).
+The last line printed is one JSON object with every figure.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "datasets")]
+
+from vision.detect import DEFAULT_PATH, TileDetector  # noqa: E402
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)))
+    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+
+
+def match(gt: np.ndarray, pred: np.ndarray, thr: float) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy one-to-one matching by IoU. Returns (gt_found bool[N], pred_used bool[M])."""
+    found = np.zeros(len(gt), bool)
+    used = np.zeros(len(pred), bool)
+    m = iou_matrix(gt, pred)
+    if m.size:
+        pairs = np.argwhere(m >= thr)
+        order = np.argsort(-m[pairs[:, 0], pairs[:, 1]])
+        for gi, pi in pairs[order]:
+            if not found[gi] and not used[pi]:
+                found[gi] = used[pi] = True
+    return found, used
+
+
+@dataclass
+class Tally:
+    name: str
+    photos: int = 0
+    gt: int = 0
+    found: int = 0
+    preds: int = 0
+    used: int = 0
+    hand_gt: int = 0
+    hand_found: int = 0
+    photos_all_hand: int = 0
+    times_ms: list[float] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        d = {"photos": self.photos, "tiles": self.gt, "found": self.found, "detections": self.preds,
+             "recall": round(self.found / self.gt, 5) if self.gt else None,
+             "precision": round(self.used / self.preds, 5) if self.preds else None,
+             "median_ms": round(statistics.median(self.times_ms), 1) if self.times_ms else None}
+        if self.hand_gt:
+            d.update(hand_tiles=self.hand_gt, hand_recall=round(self.hand_found / self.hand_gt, 5),
+                     photos_whole_hand_found=round(self.photos_all_hand / self.photos, 4))
+        return d
+
+
+def _timed(detector: TileDetector, img: np.ndarray):
+    t = time.perf_counter()
+    boxes = detector.detect(img)
+    return np.array([b.xyxy for b in boxes]).reshape(-1, 4), (time.perf_counter() - t) * 1000
+
+
+def eval_synth(detector: TileDetector, root: Path, *, thr: float, min_side: float, limit: int | None) -> Tally:
+    """Rendered set (tsumo_synth.photos output): every labelled tile at least `min_side` px."""
+    tally = Tally(f"synthetic:{root.name}")
+    rows = [json.loads(line) for line in (root / "labels.jsonl").read_text().splitlines() if line.strip()]
+    for row in rows[:limit]:
+        img = cv2.cvtColor(cv2.imread(str(root / row["image"])), cv2.COLOR_BGR2RGB)
+        tiles = [t for t in row["tiles"] if min(t["box"][2] - t["box"][0], t["box"][3] - t["box"][1]) >= min_side]
+        gt = np.array([t["box"] for t in tiles], np.float64).reshape(-1, 4)
+        pred, ms = _timed(detector, img)
+        found, used = match(gt, pred, thr)
+        in_hand = np.array([t["in_hand"] for t in tiles], bool)
+        tally.photos += 1
+        tally.gt += len(gt)
+        tally.found += int(found.sum())
+        tally.preds += len(pred)
+        tally.used += int(used.sum())
+        tally.hand_gt += int(in_hand.sum())
+        tally.hand_found += int((found & in_hand).sum())
+        tally.photos_all_hand += int((found | ~in_hand).all())
+        tally.times_ms.append(ms)
+        if not (found | ~in_hand).all():
+            tally.missed.append(row["image"])
+    return tally
+
+
+def eval_boxed(detector: TileDetector, name: str, photos, *, thr: float) -> Tally:
+    tally = Tally(name)
+    for ph in photos:
+        img = ph.load_rgb()
+        pred, ms = _timed(detector, img)
+        found, used = match(ph.boxes, pred, thr)
+        tally.photos += 1
+        tally.gt += len(ph.boxes)
+        tally.found += int(found.sum())
+        tally.preds += len(pred)
+        tally.used += int(used.sum())
+        tally.times_ms.append(ms)
+        if not found.all():
+            tally.missed.append(f"{ph.path.name}: {int((~found).sum())} missed")
+    return tally
+
+
+def latency_12mp(detector: TileDetector, sample: np.ndarray, runs: int = 15) -> dict:
+    """Median detect() time on a 4032×3024 photo (letterbox resize included), after a warm-up."""
+    big = cv2.resize(sample, (4032, 3024), interpolation=cv2.INTER_LINEAR)
+    for _ in range(3):
+        detector.detect(big)
+    ts = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        detector.detect(big)
+        ts.append((time.perf_counter() - t) * 1000)
+    t_inf = []
+    from vision.detect import letterbox
+
+    inp, _ = letterbox(big, detector.imgsz, square=not detector.dynamic)
+    x = np.ascontiguousarray(inp.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+    for _ in range(runs):
+        t = time.perf_counter()
+        detector.session.run(None, {detector.input_name: x})
+        t_inf.append((time.perf_counter() - t) * 1000)
+    return {"photo_12mp_median_ms": round(statistics.median(ts), 1),
+            "network_only_median_ms": round(statistics.median(t_inf), 1),
+            "input": f"{inp.shape[1]}x{inp.shape[0]}", "threads": detector.threads}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", type=Path, default=DEFAULT_PATH)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--synth", type=Path, action="append", default=[], help="rendered set folder (labels.jsonl)")
+    ap.add_argument("--synth-limit", type=int, default=None)
+    ap.add_argument("--min-side", type=float, default=6.0, help="ignore rendered tiles smaller than this (px)")
+    ap.add_argument("--chinese", type=str, default=None, help="Chinese set split to measure on (test)")
+    ap.add_argument("--real-dev", action="store_true", help="measure on real-dev (needs its box file)")
+    ap.add_argument("--iou", type=float, default=0.5, help="IoU for a detection to count as the tile")
+    ap.add_argument("--conf", type=float, default=None, help="score threshold (default: the model's)")
+    ap.add_argument("--latency", action="store_true", help="time a 12-MP photo")
+    args = ap.parse_args(argv)
+    if not args.model.is_file():
+        print(f"eval_detector: model not found: {args.model}", file=sys.stderr)
+        return 2
+    detector = TileDetector(args.model, threads=args.threads, conf=args.conf)
+    report: dict = {"model": str(args.model), "imgsz": detector.imgsz, "conf": detector.conf, "iou_match": args.iou}
+    sample = None
+    for root in args.synth:
+        if not (root / "labels.jsonl").exists():
+            print(f"eval_detector: {root} has no labels.jsonl", file=sys.stderr)
+            return 2
+        t = eval_synth(detector, root, thr=args.iou, min_side=args.min_side, limit=args.synth_limit)
+        report[t.name] = t.summary()
+        _print(t)
+        if sample is None:
+            first = json.loads((root / "labels.jsonl").read_text().splitlines()[0])
+            sample = cv2.cvtColor(cv2.imread(str(root / first["image"])), cv2.COLOR_BGR2RGB)
+    import real_data
+
+    if args.chinese:
+        t = eval_boxed(detector, f"chinese:{args.chinese}", real_data.chinese_split(args.chinese), thr=args.iou)
+        report[t.name] = t.summary()
+        _print(t)
+    if args.real_dev:
+        photos = real_data.real_dev()
+        t = eval_boxed(detector, "real-dev", photos, thr=args.iou)
+        s = t.summary()
+        s["extra_detections"] = t.preds - t.used
+        s.pop("precision", None)
+        report[t.name] = s
+        _print(t)
+        if sample is None:
+            sample = photos[0].load_rgb()
+    if args.latency:
+        if sample is None:
+            sample = np.full((960, 1280, 3), 90, np.uint8)
+        report["latency"] = latency_12mp(detector, sample)
+        print(f"latency: {report['latency']}", file=sys.stderr)
+    print(json.dumps(report))
+    return 0
+
+
+def _print(t: Tally) -> None:
+    s = t.summary()
+    line = f"{t.name}: {s['photos']} photos, recall {s['recall']}, precision {s['precision']}, median {s['median_ms']} ms"
+    if "hand_recall" in s:
+        line += f", hand recall {s['hand_recall']}, whole hand found in {s['photos_whole_hand_found']:.2%} of photos"
+    print(line, file=sys.stderr)
+    for m in t.missed[:10]:
+        print(f"  missed: {m}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,189 @@
+"""Train the one-class tile detector (ultralytics YOLOv8, CPU) and export it to ONNX with metadata.
+
+Run with the training virtualenv (torch + ultralytics live there, not in the runtime):
+
+    .venv-train/bin/python datasets/train_detector.py \
+        --synth cache/synth/det_v1 --real ../shared/data/real/chinese-mahjong-detection-v4 \
+        --hours 0.4 --out models/tile_detector.onnx
+
+Data: the rendered photos of `python -m tsumo_synth.photos` (their `images/train`, validated on
+`images/val`) plus the real photos of the Chinese set's `valid/` split with every box mapped to
+class 0 (its `test/` split is held out for evaluation; real-dev is never used). The model is
+YOLOv8 built from a yaml (no pretrained weights: nothing is downloaded) scaled down (see
+`--scale`), so it runs well under the detector's latency budget on two CPU threads.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CACHE = REPO / "cache"
+
+# ultralytics must run offline and keep its settings/fonts inside the repo's cache
+os.environ.setdefault("YOLO_OFFLINE", "1")
+os.environ.setdefault("YOLO_CONFIG_DIR", str(REPO / ".cache" / "yolo"))
+os.environ.setdefault("MPLCONFIGDIR", str(REPO / ".cache" / "mpl"))
+
+DEFAULT_SCALE = (0.33, 0.1875, 512)  # depth, width, max channels (YOLOv8n is 0.33, 0.25, 1024)
+CONF_DEFAULT = 0.25
+IOU_DEFAULT = 0.6
+
+
+def _ensure_fonts() -> None:
+    """ultralytics wants Arial.ttf for its plots; give it matplotlib's DejaVuSans (no download)."""
+    cfg = Path(os.environ["YOLO_CONFIG_DIR"])
+    cfg.mkdir(parents=True, exist_ok=True)
+    Path(os.environ["MPLCONFIGDIR"]).mkdir(parents=True, exist_ok=True)
+    for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+        if not (cfg / name).exists():
+            import matplotlib
+
+            src = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf"
+            shutil.copy(src, cfg / name)
+
+
+def prepare_real(real_dir: Path, out: Path, split: str = "valid") -> Path:
+    """Copy a split of the Chinese set with every box relabelled class 0 ("tile"). Returns images dir."""
+    src_img = real_dir / split / "images"
+    src_lab = real_dir / split / "labels"
+    if not src_img.is_dir():
+        raise SystemExit(f"no images at {src_img}")
+    dst_img = out / "images" / split
+    dst_lab = out / "labels" / split
+    dst_img.mkdir(parents=True, exist_ok=True)
+    dst_lab.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for img in sorted(src_img.iterdir()):
+        if img.suffix.lower() not in (".jpg", ".jpeg", ".png"):
+            continue
+        target = dst_img / img.name
+        if not target.exists():
+            shutil.copy(img, target)
+        lab = src_lab / (img.stem + ".txt")
+        lines = []
+        if lab.exists():
+            for line in lab.read_text().splitlines():
+                parts = line.split()
+                if len(parts) == 5:
+                    lines.append("0 " + " ".join(parts[1:]))
+        (dst_lab / (img.stem + ".txt")).write_text("\n".join(lines) + ("\n" if lines else ""))
+        n += 1
+    print(f"real {split}: {n} photos → {dst_img}", file=sys.stderr)
+    return dst_img
+
+
+def model_yaml(scale: tuple[float, float, int], out: Path) -> Path:
+    import yaml
+    import ultralytics
+
+    base = Path(ultralytics.__file__).parent / "cfg" / "models" / "v8" / "yolov8.yaml"
+    cfg = yaml.safe_load(base.read_text())
+    cfg["nc"] = 1
+    cfg["scales"] = {"n": list(scale)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return out
+
+
+def add_metadata(onnx_path: Path, meta: dict) -> None:
+    """Record what `vision.detect` needs (input size, thresholds) in the ONNX file itself."""
+    import onnx
+
+    model = onnx.load(str(onnx_path))
+    existing = {p.key: p for p in model.metadata_props}
+    for k, v in meta.items():
+        if k in existing:
+            existing[k].value = str(v)
+        else:
+            p = model.metadata_props.add()
+            p.key, p.value = k, str(v)
+    onnx.save(model, str(onnx_path))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--synth", type=Path, action="append", required=True,
+                    help="rendered dataset folder(s) from tsumo_synth.photos (repeatable)")
+    ap.add_argument("--real", type=Path, default=REPO.parent / "shared" / "data" / "real" / "chinese-mahjong-detection-v4",
+                    help="Chinese set root (its valid/ split is trained on); 'none' to skip")
+    ap.add_argument("--real-repeat", type=int, default=2, help="list the real photos this many times (they are few)")
+    ap.add_argument("--imgsz", type=int, default=512)
+    ap.add_argument("--epochs", type=int, default=60)
+    ap.add_argument("--hours", type=float, default=None, help="wall-clock budget (overrides --epochs)")
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--scale", type=str, default=",".join(map(str, DEFAULT_SCALE)), help="depth,width,max_channels")
+    ap.add_argument("--init", type=Path, default=None, help="start from these weights (.pt) instead of scratch")
+    ap.add_argument("--name", type=str, default="detector")
+    ap.add_argument("--conf", type=float, default=CONF_DEFAULT, help="score threshold stored in the ONNX")
+    ap.add_argument("--iou", type=float, default=IOU_DEFAULT, help="NMS IoU threshold stored in the ONNX")
+    ap.add_argument("--out", type=Path, default=REPO / "models" / "tile_detector.onnx")
+    args = ap.parse_args(argv)
+
+    _ensure_fonts()
+    from ultralytics import YOLO
+
+    work = CACHE / "train" / args.name
+    work.mkdir(parents=True, exist_ok=True)
+    train_dirs = []
+    val_dirs = []
+    for s in args.synth:
+        if not (s / "images" / "train").is_dir():
+            raise SystemExit(f"{s}: not a tsumo_synth.photos dataset (run python -m tsumo_synth.photos first)")
+        train_dirs.append(str((s / "images" / "train").resolve()))
+        if (s / "images" / "val").is_dir() and any((s / "images" / "val").iterdir()):
+            val_dirs.append(str((s / "images" / "val").resolve()))
+    if str(args.real).lower() != "none":
+        real_imgs = prepare_real(args.real, CACHE / "real" / "chinese_v4_tile", "valid")
+        train_dirs += [str(real_imgs.resolve())] * max(1, args.real_repeat)
+    data = work / "data.yaml"
+    import yaml
+
+    data.write_text(yaml.safe_dump({"path": str(work), "train": train_dirs, "val": val_dirs or train_dirs[:1],
+                                    "names": {0: "tile"}}, sort_keys=False))
+    scale = tuple(float(x) for x in args.scale.split(","))
+    scale = (scale[0], scale[1], int(scale[2]))
+    cfg = model_yaml(scale, work / "tile_detector.yaml")
+    model = YOLO(str(cfg))
+    if args.init:
+        model = model.load(str(args.init))
+    t0 = time.time()
+    train_kw = dict(
+        data=str(data), imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, workers=args.workers,
+        device="cpu", pretrained=False, project=str(CACHE / "runs"), name=args.name, exist_ok=True,
+        cache="ram", amp=False, plots=False, seed=0, deterministic=False,
+        # geometry: our renders already vary rotation/perspective with exact boxes; flips are free
+        degrees=0.0, flipud=0.5, fliplr=0.5, perspective=0.0, scale=0.5, translate=0.1,
+        mosaic=1.0, close_mosaic=3, mixup=0.0, hsv_h=0.02, hsv_s=0.6, hsv_v=0.4,
+        patience=100, val=True, verbose=False,
+    )
+    if args.hours:
+        train_kw["time"] = args.hours
+    model.train(**train_kw)
+    minutes = (time.time() - t0) / 60
+    best = CACHE / "runs" / args.name / "weights" / "best.pt"
+    if not best.exists():
+        best = CACHE / "runs" / args.name / "weights" / "last.pt"
+    final = YOLO(str(best))
+    exported = Path(final.export(format="onnx", imgsz=args.imgsz, dynamic=True, simplify=True, opset=17))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(exported, args.out)
+    recipe = {"synth": [str(s) for s in args.synth], "real": str(args.real), "imgsz": args.imgsz, "scale": list(scale),
+              "epochs": args.epochs, "hours": args.hours, "batch": args.batch, "train_minutes": round(minutes, 1)}
+    add_metadata(args.out, {
+        "tsumo_model": "tile_detector", "tsumo_imgsz": args.imgsz, "tsumo_conf": args.conf, "tsumo_iou": args.iou,
+        "tsumo_classes": json.dumps(["tile"]), "tsumo_recipe": json.dumps(recipe),
+    })
+    shutil.copy(best, work / "best.pt")
+    print(json.dumps({"onnx": str(args.out), "bytes": args.out.stat().st_size, **recipe}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,142 @@
+"""Write a rendered-photo dataset: YOLO images/labels for the detector + full labels as JSON lines.
+
+    python -m tsumo_synth.photos --n 2000 --seed 1 --out cache/synth/det_v1
+
+Layout of OUT: `images/{train,val}/*.jpg`, `labels/{train,val}/*.txt` (YOLO: `0 cx cy w h`, one
+class "tile"), `data.yaml`, `labels.jsonl` (one line per photo: image path, split, sequence, §1
+hand, every tile's class/box/quad/rotation/in_hand/group flags — see `scene.PhotoLabels`) and
+`manifest.json`. Photo i is drawn from the seed (seed, i) only, so a set is reproducible and can
+be written by several processes; an existing complete set with the same recipe is reused.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from multiprocessing import get_context
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from . import layouts as L
+from .scene import SHARED_DIR, SceneOptions, default_face_source, render_hand_photo
+
+RECIPE_VERSION = 3  # bump when the renderer changes what a seed produces
+SIZES = [(640, 480), (640, 480), (480, 640), (640, 360), (640, 640), (576, 432)]
+
+
+def photo_name(i: int) -> str:
+    return f"p{i:06d}"
+
+
+def render_one(i: int, seed: int, *, artist, size: tuple[int, int] | None = None, scoreable: bool = False,
+               options: dict | None = None):
+    """Photo i of the set `seed`: (image, PhotoLabels). The recipe every dataset photo follows."""
+    rng = np.random.default_rng([seed, i])
+    players = 3 if rng.random() < 0.15 else 4
+    spec = L.random_winning_hand(rng, players=players, require_score=scoreable)
+    if size is None:
+        size = SIZES[int(rng.integers(len(SIZES)))]
+    opts = SceneOptions(size=size, players=players, **(options or {}))
+    hand = {k: v for k, v in spec.hand.items()}
+    return render_hand_photo(spec.sequence, rng, artist=artist, options=opts, hand=hand)
+
+
+def yolo_lines(labels, *, min_side: float = 3.0) -> list[str]:
+    w, h = labels.width, labels.height
+    out = []
+    for t in labels.tiles:
+        x1, y1, x2, y2 = t.box
+        if x2 - x1 < min_side or y2 - y1 < min_side:
+            continue
+        out.append(f"0 {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} {(y2 - y1) / h:.6f}")
+    return out
+
+
+def _work(args) -> list[dict]:
+    indices, seed, out, val_every, scoreable, shared = args
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    cv2.setNumThreads(1)
+    artist = default_face_source(Path(shared), seed=0)
+    rows = []
+    for i in indices:
+        split = "val" if val_every and i % val_every == val_every - 1 else "train"
+        name = photo_name(i)
+        img_path = out / "images" / split / f"{name}.jpg"
+        lab_path = out / "labels" / split / f"{name}.txt"
+        image, labels = render_one(i, seed, artist=artist, scoreable=scoreable)
+        cv2.imwrite(str(img_path), cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
+        lab_path.write_text("\n".join(yolo_lines(labels)) + "\n")
+        row = {"image": f"images/{split}/{name}.jpg", "split": split, **labels.to_json()}
+        rows.append(row)
+    return rows
+
+
+def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: float = 0.1, scoreable: bool = False,
+                  shared: Path = SHARED_DIR, quiet: bool = False) -> Path:
+    out = Path(out)
+    recipe = {"n": n, "seed": seed, "val_frac": val_frac, "scoreable": scoreable, "version": RECIPE_VERSION}
+    manifest = out / "manifest.json"
+    if manifest.exists() and json.loads(manifest.read_text()).get("recipe") == recipe:
+        if not quiet:
+            print(f"{out}: cached ({n} photos)", file=sys.stderr)
+        return out
+    for split in ("train", "val"):
+        (out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+    val_every = int(round(1 / val_frac)) if val_frac > 0 else 0
+    chunks = [list(range(k, min(k + 25, n))) for k in range(0, n, 25)]
+    jobs = [(c, seed, out, val_every, scoreable, str(shared)) for c in chunks]
+    rows: list[dict] = []
+    t0 = time.time()
+    if workers > 1:
+        with get_context("spawn").Pool(workers) as pool:
+            for part in pool.imap(_work, jobs):
+                rows += part
+                _progress(len(rows), n, t0, quiet)
+    else:
+        for job in jobs:
+            rows += _work(job)
+            _progress(len(rows), n, t0, quiet)
+    with open(out / "labels.jsonl", "w") as f:
+        for row in rows:
+            f.write(json.dumps(row) + "\n")
+    (out / "data.yaml").write_text(
+        f"path: {out.resolve()}\ntrain: images/train\nval: images/val\nnames:\n  0: tile\n")
+    manifest.write_text(json.dumps({"recipe": recipe, "photos": len(rows),
+                                    "tiles": sum(len(r["tiles"]) for r in rows)}, indent=1))
+    return out
+
+
+def _progress(done: int, n: int, t0: float, quiet: bool) -> None:
+    if quiet:
+        return
+    el = time.time() - t0
+    eta = el / max(done, 1) * (n - done)
+    print(f"\r{done}/{n} photos, {el:.0f}s, eta {eta:.0f}s", end="" if done < n else "\n", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tsumo_synth.photos", description=__doc__.split("\n")[0])
+    ap.add_argument("--n", type=int, default=2000, help="number of photos")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--val-frac", type=float, default=0.1, help="share of photos in images/val")
+    ap.add_argument("--scoreable", action="store_true", help="only hands the scoring engine scores without error")
+    ap.add_argument("--shared", type=Path, default=SHARED_DIR, help="the reference folder (tile art)")
+    args = ap.parse_args(argv)
+    if args.n <= 0:
+        ap.error("--n must be positive")
+    if not 0 <= args.val_frac < 1:
+        ap.error("--val-frac must be in [0, 1)")
+    write_dataset(args.out, args.n, args.seed, workers=args.workers, val_frac=args.val_frac,
+                  scoreable=args.scoreable, shared=args.shared)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,169 @@
+"""Find every tile in a photo: one-class YOLO detector on onnxruntime (no torch at run time).
+
+    detector = TileDetector()                       # models/tile_detector.onnx, 2 threads
+    boxes = detector.detect(image_rgb)              # [Box(x1, y1, x2, y2, score)] in photo pixels
+
+The photo is letterboxed to the model's input size (long side = `imgsz`, short side padded to a
+multiple of the stride, so a 4:3 photo costs 512×384, not 512×512), the raw YOLOv8 output is
+decoded and overlapping boxes suppressed. Input size and thresholds come from the ONNX file's
+metadata (written by `datasets/train_detector.py`), so model and code can't disagree.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_PATH = MODELS_DIR / "tile_detector.onnx"
+STRIDE = 32
+
+
+@dataclass(frozen=True)
+class Box:
+    """A detected tile: corners in original photo pixels and the detector's confidence."""
+
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    score: float
+
+    @property
+    def xyxy(self) -> tuple[float, float, float, float]:
+        return (self.x1, self.y1, self.x2, self.y2)
+
+    @property
+    def width(self) -> float:
+        return self.x2 - self.x1
+
+    @property
+    def height(self) -> float:
+        return self.y2 - self.y1
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How a photo was fitted into the network input: input = photo * scale + (pad_x, pad_y)."""
+
+    scale: float
+    pad_x: int
+    pad_y: int
+    width: int   # network input width
+    height: int  # network input height
+
+
+def letterbox(image: np.ndarray, imgsz: int, *, stride: int = STRIDE, square: bool = False,
+              fill: int = 114) -> tuple[np.ndarray, Letterbox]:
+    """Resize so the long side is `imgsz`, pad (centred) to a multiple of `stride` (or a square)."""
+    h, w = image.shape[:2]
+    scale = imgsz / max(h, w)
+    nw, nh = max(1, int(round(w * scale))), max(1, int(round(h * scale)))
+    if square:
+        tw = th = imgsz
+    else:
+        tw = int(np.ceil(nw / stride) * stride)
+        th = int(np.ceil(nh / stride) * stride)
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    if scale < 0.5:  # big photo: a cheap halving first, then area averaging (same look, much faster)
+        small = image
+        while small.shape[1] * scale * 2 <= small.shape[1] / 2 and min(small.shape[:2]) > 2:
+            small = cv2.resize(small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        resized = cv2.resize(small, (nw, nh), interpolation=cv2.INTER_AREA)
+    else:
+        resized = cv2.resize(image, (nw, nh), interpolation=interp)
+    px, py = (tw - nw) // 2, (th - nh) // 2
+    out = np.full((th, tw, 3), fill, np.uint8)
+    out[py:py + nh, px:px + nw] = resized
+    return out, Letterbox(scale=scale, pad_x=px, pad_y=py, width=tw, height=th)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
+    """Indices kept by greedy non-maximum suppression (boxes N×4 xyxy), highest score first."""
+    if len(boxes) == 0:
+        return np.zeros(0, np.int64)
+    x1, y1, x2, y2 = boxes.T
+    areas = np.maximum(x2 - x1, 0) * np.maximum(y2 - y1, 0)
+    order = np.argsort(-scores, kind="stable")
+    keep = []
+    while order.size:
+        i = order[0]
+        keep.append(i)
+        rest = order[1:]
+        ix1 = np.maximum(x1[i], x1[rest])
+        iy1 = np.maximum(y1[i], y1[rest])
+        ix2 = np.minimum(x2[i], x2[rest])
+        iy2 = np.minimum(y2[i], y2[rest])
+        inter = np.maximum(ix2 - ix1, 0) * np.maximum(iy2 - iy1, 0)
+        ov = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
+        order = rest[ov <= iou]
+    return np.array(keep, np.int64)
+
+
+class TileDetector:
+    """Loads the ONNX detector once; `detect` is safe to call from several threads."""
+
+    def __init__(self, path: str | Path = DEFAULT_PATH, threads: int = 2, *, conf: float | None = None,
+                 iou: float | None = None):
+        import onnxruntime as ort
+
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"detector model not found: {path}")
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.metadata = dict(meta)
+        self.imgsz = int(meta.get("tsumo_imgsz") or _ultralytics_imgsz(meta) or 512)
+        self.conf = float(conf if conf is not None else meta.get("tsumo_conf", 0.25))
+        self.iou = float(iou if iou is not None else meta.get("tsumo_iou", 0.6))
+        shape = self.session.get_inputs()[0].shape
+        self.dynamic = not all(isinstance(d, int) for d in shape[2:])
+        self.path = path
+        self.threads = threads
+
+    def detect(self, image_rgb: np.ndarray, *, imgsz: int | None = None, conf: float | None = None) -> list[Box]:
+        """Tiles in an RGB uint8 photo (any size), best first. `imgsz` overrides the input size."""
+        if not isinstance(image_rgb, np.ndarray) or image_rgb.ndim != 3 or image_rgb.shape[2] != 3:
+            raise ValueError("detect() needs an H×W×3 RGB uint8 image")
+        if image_rgb.dtype != np.uint8:
+            raise ValueError(f"detect() needs uint8 pixels, got {image_rgb.dtype}")
+        h, w = image_rgb.shape[:2]
+        if h < 2 or w < 2:
+            return []
+        size = int(imgsz or self.imgsz)
+        inp, lb = letterbox(image_rgb, size, square=not self.dynamic)
+        x = np.ascontiguousarray(inp.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+        out = self.session.run(None, {self.input_name: x})[0][0]  # (4 + classes) × anchors
+        scores = out[4:].max(axis=0)
+        threshold = self.conf if conf is None else conf
+        keep = scores >= threshold
+        if not keep.any():
+            return []
+        cx, cy, bw, bh = out[:4, keep]
+        s = scores[keep]
+        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
+        kept = nms(boxes, s, self.iou)
+        boxes, s = boxes[kept], s[kept]
+        boxes[:, [0, 2]] = np.clip((boxes[:, [0, 2]] - lb.pad_x) / lb.scale, 0, w)
+        boxes[:, [1, 3]] = np.clip((boxes[:, [1, 3]] - lb.pad_y) / lb.scale, 0, h)
+        return [Box(float(a), float(b), float(c), float(d), float(e)) for (a, b, c, d), e in zip(boxes, s)
+                if c - a >= 1 and d - b >= 1]
+
+
+def _ultralytics_imgsz(meta: dict) -> int | None:
+    raw = meta.get("imgsz")
+    if not raw:
+        return None
+    try:
+        v = json.loads(raw)
+    except ValueError:
+        return None
+    return int(max(v)) if isinstance(v, list) else int(v)
