@@ -29,7 +29,7 @@ GroupKind = Literal["closed", "drawn", "called", "minkan", "kakan", "ankan", "nu
 Direction = Literal["left", "across", "right"]
 MELD_KINDS = ("called", "minkan", "kakan", "ankan")
 
-GAP = 0.30  # a gap wider than this × a tile's width separates groups
+GAP = 0.18  # a gap wider than this × a tile's width separates groups
 PEN_SIDEWAYS_CLOSED = 0.6  # the last closed tile lies sideways (a ron/winning tile shown turned)
 PEN_GAP_INSIDE = 1.0  # a group split by a visible gap
 PEN_NO_GAP = 0.25  # two groups touching

@@ -35,8 +35,9 @@ class Candidate:
 class TileDetection:
     """One tile as read: where it is, what it is, how it lies, how sure we are.
 
-    `rotation` is the face's turn in the owner's view, clockwise degrees: 0 upright, 180 upside
-    down, 90/270 lying sideways (long side along the row). `label` is None for a tile that was
+    `rotation` is the clockwise turn of the face's up from the owner's up (the hand frame's −y):
+    0 upright, 180 upside down, 270 lying sideways with its top to the left (the usual way a
+    called tile lies), 90 sideways with its top to the right. `label` is None for a tile that was
     detected but not classified (far from the hand; see `recognize(classify_all=...)`).
     """
 
@@ -241,16 +242,18 @@ def frame_box_to_photo_box(frame: Frame, fb: Sequence[float]) -> BoxT:
             float(corners[:, 0].max()), float(corners[:, 1].max()))
 
 
-def extract_patch(image: np.ndarray, frame: Frame, fb: Sequence[float], *, margin: float = 0.08,
-                  max_side: int = 256) -> np.ndarray:
-    """The photo's pixels under a frame box, turned upright in the frame (row horizontal).
+def extract_patch(image: np.ndarray, frame: Frame, fb: Sequence[float], *, margin: float = 0.3,
+                  max_side: int = 320) -> tuple[np.ndarray, BoxT]:
+    """The photo's pixels around a frame box, turned so the row is horizontal, and the tile's
+    box inside that patch (for `crop_tile`, which adds its own margin, as in training).
 
-    Uses `warpAffine` on the destination patch only, so cropping a tile out of a 12-MP photo
+    `warpAffine` computes only the destination patch, so cutting a tile out of a 12-MP photo
     costs about as much as the patch itself.
     """
     x1, y1, x2, y2 = fb
-    w, h = (x2 - x1) * (1 + 2 * margin), (y2 - y1) * (1 + 2 * margin)
-    scale = min(1.0, max_side / max(w, h, 1.0))
+    bw, bh = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+    w, h = bw * (1 + 2 * margin), bh * (1 + 2 * margin)
+    scale = min(1.0, max_side / max(w, h))
     pw, ph = max(int(round(w * scale)), 2), max(int(round(h * scale)), 2)
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     r_inv = frame.matrix.T  # frame → photo rotation
@@ -258,8 +261,10 @@ def extract_patch(image: np.ndarray, frame: Frame, fb: Sequence[float], *, margi
     lin = r_inv / scale
     off = r_inv @ np.array([cx - pw / 2 / scale, cy - ph / 2 / scale]) + np.array(frame.centre)
     m = np.hstack([lin, off[:, None]]).astype(np.float64)
-    return cv2.warpAffine(image, m, (pw, ph), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_REPLICATE)
+    patch = cv2.warpAffine(image, m, (pw, ph), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                           borderMode=cv2.BORDER_REPLICATE)
+    inner = (pw / 2 - bw * scale / 2, ph / 2 - bh * scale / 2, pw / 2 + bw * scale / 2, ph / 2 + bh * scale / 2)
+    return patch, inner
 
 
 # --------------------------------------------------------------------------------------------
@@ -267,10 +272,17 @@ def extract_patch(image: np.ndarray, frame: Frame, fb: Sequence[float], *, margi
 
 
 class Detector(Protocol):
-    def detect(self, image: np.ndarray) -> list: ...  # objects with x1, y1, x2, y2, score
+    """`vision.detect.TileDetector`: `detect(image)` → objects with x1, y1, x2, y2, score. An
+    object may also offer `detect_turned(image, frame) -> (frame boxes, scores)` (test oracles)."""
+
+    def detect(self, image: np.ndarray) -> list: ...
 
 
 class Classifier(Protocol):
+    """`vision.classify.TileClassifier`. An object may instead offer
+    `classify_tiles(image, frame, frame_boxes, sideways) -> (probs, flip)` (tests use an oracle
+    that reads the renderer's labels this way)."""
+
     def classify(self, crops: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]: ...
 
 
@@ -287,18 +299,24 @@ class Recognition:
 
 REDETECT_ABOVE = 20.0  # residual tilt (degrees) beyond which we detect again on a turned image
 SIDEWAYS_RATIO = 1.33  # aspect (w/h in the frame) over the row's upright median → sideways
+AMBIGUOUS = (1.12, 1.65)  # relative aspects for which both ways are tried
 TOP_K = 3
 
 
-def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> np.ndarray:
+def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(sideways, ambiguous): long side along the row, judged against the row's upright tiles.
+
+    Perspective and a standing tile's visible top make aspects drift, so tiles in a band around
+    the threshold are `ambiguous`: `recognize` classifies them both ways and keeps the surer read.
+    """
     w = frame_boxes[:, 2] - frame_boxes[:, 0]
     h = np.maximum(frame_boxes[:, 3] - frame_boxes[:, 1], 1e-6)
     aspect = w / h
     ref = aspect[list(row)] if len(row) >= 3 else aspect
     # the row is mostly upright tiles: its lower half of aspects is the upright reference
     upright = float(np.median(np.sort(ref)[: max(1, (len(ref) + 1) // 2)]))
-    upright = min(upright, 1.0)  # a tile standing upright is never wider than tall in the frame
-    return aspect > upright * SIDEWAYS_RATIO
+    rel = aspect / upright
+    return rel > SIDEWAYS_RATIO, (rel > AMBIGUOUS[0]) & (rel < AMBIGUOUS[1])
 
 
 def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 2.6) -> np.ndarray:
@@ -330,11 +348,36 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     return fb, scores
 
 
-def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
-              classify_all: bool = False) -> Recognition:
-    """Detect, deskew, orient and classify the tiles of one photo (RGB uint8)."""
+def _classify(classifier: Classifier, image: np.ndarray, frame: Frame, frame_boxes: np.ndarray,
+              sideways: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cut each box out upright in `frame` and classify: (probs N×38, flip N×2)."""
+    if len(frame_boxes) == 0:
+        return np.zeros((0, len(TILE_CLASSES)), np.float32), np.zeros((0, 2), np.float32)
+    if hasattr(classifier, "classify_tiles"):
+        return classifier.classify_tiles(image, frame, frame_boxes, sideways)
     from vision.classify import crop_tile  # C1's crop normalisation, shared with training
 
+    crop = getattr(classifier, "crop", None) or crop_tile
+    crops = []
+    for fb, side in zip(frame_boxes, sideways):
+        patch, inner = extract_patch(image, frame, fb)
+        crops.append(crop(patch, inner, bool(side)))
+    return classifier.classify(crops)
+
+
+def _pick_row(rows: list[Row], p_back: np.ndarray) -> Row:
+    """The hand among candidate rows: a wall is as long as a hand, but shows its backs."""
+    return max(rows, key=lambda r: r.score * (1.15 - float(np.mean(p_back[list(r.indices)]))))
+
+
+def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
+              classify_all: bool = False) -> Recognition:
+    """Detect, deskew, orient and classify the tiles of one photo (RGB uint8).
+
+    Two classifier passes: a first quick one on the photo's own boxes, only to tell face-down
+    tiles (walls) from faces, which is the same at any rotation; then, once the hand row is
+    chosen and the photo turned to it, the real one on upright crops of the tiles near the row.
+    """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     h, w = image.shape[:2]
@@ -347,32 +390,50 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         return Recognition([], Frame(0.0, centre), (), (w, h), timings)
 
     t1 = time.perf_counter()
-    rows = find_rows(photo_boxes)
-    row = rows[0]
+    rows = find_rows(photo_boxes, limit=6)
+    p_back = np.zeros(len(photo_boxes))
+    if len(rows) > 1:  # only needed to choose between rows
+        photo_frame = Frame(0.0, centre)
+        probs0, _ = _classify(classifier, image, photo_frame, photo_frame.boxes_to_frame(photo_boxes),
+                              np.zeros(len(photo_boxes), bool))
+        p_back = probs0[:, TILE_CLASSES.index(BACK)].astype(float)
+    timings["first_pass_ms"] = (time.perf_counter() - t1) * 1000
+    row = _pick_row(rows, p_back)
     frame = Frame(-row.angle, centre)
     residual = abs(((row.angle + 45) % 90) - 45)
     frame_boxes = frame.boxes_to_frame(photo_boxes)
     if residual > REDETECT_ABOVE:
-        fb, sc = _redetect_turned(image, detector, frame)
-        timings["redetect_ms"] = (time.perf_counter() - t1) * 1000
+        t = time.perf_counter()
+        turned = getattr(detector, "detect_turned", None)  # a test oracle's seam, see Detector
+        fb, sc = turned(image, frame) if turned else _redetect_turned(image, detector, frame)
+        timings["redetect_ms"] = (time.perf_counter() - t) * 1000
         if len(fb):
+            old_centres = (photo_boxes[:, :2] + photo_boxes[:, 2:]) / 2
             frame_boxes, scores = fb, sc
             photo_boxes = np.array([frame_box_to_photo_box(frame, b) for b in frame_boxes]).reshape(-1, 4)
-    rows = find_rows(frame_boxes, max_tilt=12.0) or [Row(tuple(range(len(frame_boxes))), (0, 0), (1, 0), 1, 1)]
-    row_idx = rows[0].indices
-    sideways = _sideways_flags(frame_boxes, row_idx)
+            new_centres = (photo_boxes[:, :2] + photo_boxes[:, 2:]) / 2
+            nearest = np.argmin(np.linalg.norm(new_centres[:, None] - old_centres[None], axis=2), axis=1)
+            p_back = p_back[nearest]
+    frame_rows = find_rows(frame_boxes, max_tilt=12.0, limit=6)
+    row_idx = _pick_row(frame_rows, p_back).indices if frame_rows else tuple(range(len(frame_boxes)))
+    sideways, ambiguous = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
-    for extra in rows[1:3]:  # the runner-up rows too, in case the best one is a wall
-        wanted |= np.isin(np.arange(len(frame_boxes)), extra.indices)
     todo = np.nonzero(wanted)[0]
-    timings["geometry_ms"] = (time.perf_counter() - t1) * 1000 - timings.get("redetect_ms", 0.0)
+    twice = todo[ambiguous[todo]]
+    timings["geometry_ms"] = (time.perf_counter() - t1) * 1000 - timings["first_pass_ms"] - timings.get("redetect_ms", 0.0)
 
     t2 = time.perf_counter()
-    crops = []
-    for k in todo:
-        patch = extract_patch(image, frame, frame_boxes[k])
-        crops.append(crop_tile(patch, (0, 0, patch.shape[1], patch.shape[0]), bool(sideways[k])))
-    probs, flips = classifier.classify(crops) if crops else (np.zeros((0, len(TILE_CLASSES))), np.zeros((0, 2)))
+    probs, flips = _classify(classifier, image, frame, frame_boxes[np.concatenate([todo, twice])],
+                             np.concatenate([sideways[todo], ~sideways[twice]]))
+    if len(twice):  # keep, for each ambiguous tile, the way that reads more surely
+        n = len(todo)
+        at = {int(k): j for j, k in enumerate(todo)}
+        for j, k in enumerate(twice):
+            a, b = at[int(k)], n + j
+            if probs[b].max() > probs[a].max():
+                probs[a], flips[a] = probs[b], flips[b]
+                sideways[k] = not sideways[k]
+        probs, flips = probs[:n], flips[:n]
     timings["classify_ms"] = (time.perf_counter() - t2) * 1000
 
     # Which side is the owner's: upright faces of the row vote (face-down tiles abstain).
@@ -395,12 +456,13 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         pbox = tuple(float(v) for v in photo_boxes[k])
         fbox = tuple(float(v) for v in frame_boxes[k])
         if n is None:
-            tiles.append(TileDetection(pbox, fbox, None, 90 if sideways[k] else 0, 0.0, (), float(scores[k])))
+            tiles.append(TileDetection(pbox, fbox, None, 270 if sideways[k] else 0, 0.0, (), float(scores[k])))
             continue
         p = probs[n]
         order = np.argsort(-p)[:TOP_K]
         cands = tuple(Candidate(TILE_CLASSES[int(c)], float(p[c])) for c in order)
         flipped = bool(flips[n][1] > flips[n][0]) != owner_flip
-        rotation = (90 if sideways[k] else 0) + (180 if flipped else 0)
+        # crop_tile turns a sideways tile 90° clockwise: top-left lying tiles then read upright
+        rotation = ((270 if sideways[k] else 0) + (180 if flipped else 0)) % 360
         tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k])))
     return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings)

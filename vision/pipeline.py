@@ -1,0 +1,62 @@
+"""One object that reads photos: loads both ONNX models once, then `read(image) -> Reading`.
+
+`PhotoReader` holds no per-photo state, and onnxruntime sessions may be run from several
+threads at once, so one reader serves every request of the HTTP API.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.reading import Reading, read_hand
+from vision.recognize import Classifier, Detector, recognize
+
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DETECTOR_FILE = "tile_detector.onnx"
+CLASSIFIER_FILE = "tile_classifier.onnx"
+
+
+class PhotoReader:
+    """Photo (RGB uint8 array) → `Reading`: detect, deskew, classify, lay out, check."""
+
+    def __init__(self, models_dir: Path | None = None, threads: int = 2, *,
+                 detector: Detector | None = None, classifier: Classifier | None = None,
+                 classify_all: bool = False):
+        models_dir = Path(models_dir) if models_dir else MODELS_DIR
+        if detector is None:
+            from vision.detect import TileDetector
+
+            detector = TileDetector(_model(models_dir, DETECTOR_FILE), threads)
+        if classifier is None:
+            from vision.classify import TileClassifier
+
+            classifier = TileClassifier(_model(models_dir, CLASSIFIER_FILE), threads)
+        self.detector = detector
+        self.classifier = classifier
+        self.classify_all = classify_all
+
+    def read(self, image: np.ndarray, *, players: int = 4) -> Reading:
+        if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            raise ValueError("PhotoReader.read expects an H×W×3 uint8 RGB array (see vision.io.load_image)")
+        if players not in (3, 4):
+            raise ValueError(f"players must be 3 or 4, not {players!r}")
+        t0 = time.perf_counter()
+        rec = recognize(image, self.detector, self.classifier, classify_all=self.classify_all)
+        t1 = time.perf_counter()
+        angle = None
+        if rec.tiles:
+            angle = (-rec.frame.angle + 180.0) % 360.0 - 180.0
+        reading = read_hand(rec.tiles, players=players, row_angle=angle, image_size=rec.image_size,
+                            timings=rec.timings)
+        reading.timings["layout_ms"] = (time.perf_counter() - t1) * 1000
+        reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
+        return reading
+
+
+def _model(models_dir: Path, name: str) -> Path:
+    path = models_dir / name
+    if not path.is_file():
+        raise FileNotFoundError(f"model {name} not found in {models_dir} (train it, or pass --models)")
+    return path
