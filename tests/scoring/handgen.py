@@ -18,6 +18,7 @@ fields of a CONTRACTS §2 result, so the two engines can be compared field by fi
 """
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -511,7 +512,12 @@ def _next_dora(t: int, players: int) -> int:
     return 31 + (t - 31 + 1) % 3
 
 
-def _table_candidates(tsumo: bool):
+@functools.lru_cache(maxsize=2)
+def _table_candidates(tsumo: bool) -> tuple[dict, ...]:
+    return tuple(_enumerate_table_candidates(tsumo))
+
+
+def _enumerate_table_candidates(tsumo: bool):
     """Every hand shape of the points-table menu, with the fu and han (before dora) it scores.
 
     The menu is chosen so no yaku appears by accident: 234p is always a closed sequence (no
@@ -559,6 +565,12 @@ def _table_candidates(tsumo: bool):
                         fu = -(-fu // 10) * 10
                     yield {"groups": groups, "pair": pair, "wait": wait, "riichi": riichi,
                            "opened": opened, "kans": kans, "fu": fu, "han": han}
+
+
+@functools.lru_cache(maxsize=2)
+def _sorted_candidates(tsumo: bool) -> tuple[dict, ...]:
+    """Simplest shapes first (fewest kans, closed before open), so tests read naturally."""
+    return tuple(sorted(_table_candidates(tsumo), key=lambda c: (c["kans"], c["opened"], len(str(c)))))
 
 
 def _tile_counts(groups, pair) -> dict[int, int]:
@@ -610,7 +622,7 @@ def hand_with(fu: int, han: int, *, tsumo: bool, dealer: bool, players: int = 4,
                             "melds": [], "riichi": riichi, "dora_indicators": [tile_str(ind)]}
         return None
 
-    for c in sorted(_table_candidates(tsumo), key=lambda c: (c["kans"], c["opened"], len(str(c)))):
+    for c in _sorted_candidates(tsumo):
         if c["fu"] != fu or c["han"] > han:
             continue
         counts = _tile_counts(c["groups"], c["pair"])
@@ -641,3 +653,62 @@ def hand_with(fu: int, han: int, *, tsumo: bool, dealer: bool, players: int = 4,
             return {**base, "concealed": tiles_str(concealed), "win_tile": tile_str(win),
                     "melds": melds, "riichi": c["riichi"], "dora_indicators": [tile_str(ind)]}
     return None
+
+
+# ---- hands written by hand (seed tests) --------------------------------------------------
+
+def hand(concealed: str, win: str | None = None, *melds: str, rules: Any = "tenhou", tsumo: bool = False,
+         seat: str = "S", round: str = "E", dora: tuple[str, ...] | list[str] = (),
+         ura: tuple[str, ...] | list[str] = (), **extra: Any) -> dict[str, Any]:
+    """A CONTRACTS §1 dict with short spelling: `hand("123m456p789s11122z", "2z", "pon 777z across")`.
+
+    The winning tile defaults to the last tile written; melds are "KIND TILES [FROM [CALLED]]";
+    the seat defaults to South (a non-dealer) so payments are the common case. Other keyword
+    arguments (riichi=True, honba=2, discarder="left", ...) go into the dict unchanged.
+    """
+    if win is None:
+        digits = concealed.rstrip("mpsz")
+        win = digits[-1] + concealed[-1]
+    obj: dict[str, Any] = {"rules": rules, "concealed": concealed, "win_tile": win, "melds": [],
+                           "win": "tsumo" if tsumo else "ron", "seat_wind": seat, "round_wind": round,
+                           "dora_indicators": list(dora), "ura_indicators": list(ura)}
+    for spec in melds:
+        parts = spec.split()
+        m: dict[str, Any] = {"kind": parts[0], "tiles": parts[1]}
+        if len(parts) > 2:
+            m["from"] = parts[2]
+        if len(parts) > 3:
+            m["called"] = parts[3]
+        elif parts[0] != "ankan":
+            m["called"] = parts[1][0] + parts[1][-1]
+        obj["melds"].append(m)
+    obj.update(extra)
+    return obj
+
+
+def hand_with_han(han: int, *, tsumo: bool, dealer: bool, players: int = 4, red_suits: str = "mps",
+                  rules: Any = "tenhou") -> dict[str, Any]:
+    """A legal §1 hand worth exactly `han` han (5 and up: the limit rows of a points table).
+
+    One of `hand_with`'s hands when it reaches the han, else a closed pinzu chinitsu won on 4p
+    (chinitsu 6 + pinfu + iipeikou [+ ittsu 2]; + riichi, + menzen tsumo, + 0-3 dora from
+    one indicator).
+    """
+    for fu in (30, 40, 50, 60, 70, 80, 20, 25, 90, 100, 110):
+        obj = hand_with(fu, han, tsumo=tsumo, dealer=dealer, players=players, red_suits=red_suits, rules=rules)
+        if obj is not None:
+            return obj
+    # closed pinzu chinitsu won on 4p (ryanmen): (tiles, han by ron without riichi, indicators by dora count)
+    families = (
+        ("11223345678999p", 10, {0: "1z", 1: "3p", 2: "9p", 3: "8p"}),   # + pinfu, iipeikou, ittsu
+        ("11223345667899p", 8, {0: "1z", 1: "3p", 2: "9p"}),            # + pinfu, iipeikou
+    )
+    for concealed, ron_han, indicator_for in families:
+        for riichi in (False, True):
+            k = han - ron_han - int(tsumo) - int(riichi)
+            if k in indicator_for:
+                return {"rules": rules, "concealed": concealed, "win_tile": "4p", "melds": [],
+                        "win": "tsumo" if tsumo else "ron", "seat_wind": "E" if dealer else "S",
+                        "round_wind": "E", "players": players, "riichi": riichi,
+                        "dora_indicators": [indicator_for[k]], "ura_indicators": []}
+    raise ValueError(f"no test hand with {han} han")
