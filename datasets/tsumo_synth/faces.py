@@ -143,7 +143,8 @@ class ArtFaces:
     def available(self) -> bool:
         return (self.tiles_dir / "Regular" / "Man1.png").is_file()
 
-    def _roles(self, variant: str, stem: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    def _roles(self, variant: str, stem: str) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+        """Per pixel: the two nearest colour roles and the weight of the first (keeps anti-aliasing)."""
         key = (variant, stem)
         if key not in self._cache:
             path = self.tiles_dir / variant / f"{stem}.png"
@@ -151,15 +152,20 @@ class ArtFaces:
             roles = ART_ROLES[variant]
             protos = np.array([c for _, c in roles], dtype=np.float32)
             d2 = ((rgba[..., None, :3] - protos[None, None]) ** 2).sum(-1)
-            w = np.exp(-(d2 - d2.min(-1, keepdims=True)) / (2 * 30.0**2))
-            w /= w.sum(-1, keepdims=True)
+            order = np.argsort(d2, axis=-1)[..., :2]
+            d_a = np.take_along_axis(d2, order[..., :1], -1)[..., 0]
+            d_b = np.take_along_axis(d2, order[..., 1:2], -1)[..., 0]
+            # weight by distance along the segment between the two prototypes
+            w = np.clip(1.0 - np.sqrt(d_a) / np.maximum(np.sqrt(d_a) + np.sqrt(d_b), 1e-3), 0.0, 1.0)
+            w = np.clip((w - 0.5) * 2.0 + 0.5, 0.0, 1.0)  # the art's flat fills stay flat
             names = [n for n, _ in roles]
-            self._cache[key] = (names, w.astype(np.float32), (rgba[..., 3] / 255.0).astype(np.float32))
+            self._cache[key] = (names, order.astype(np.uint8), w.astype(np.float32)[..., None],
+                                (rgba[..., 3] / 255.0).astype(np.float32))
         return self._cache[key]
 
     def glyph(self, stem: str, variant: str, pal: Palette, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
         """(colour H×W×3 float, alpha H×W float) of one artwork in the palette's inks."""
-        names, w, alpha = self._roles(variant, stem)
+        names, order, w, alpha = self._roles(variant, stem)
         ink = {
             "bg": pal.bg, "black": pal.black, "green": pal.b, "navy": pal.a, "blue": pal.a,
             "red": pal.r, "darkred": pal.r, "main": pal.a, "accent": pal.r,
@@ -171,7 +177,7 @@ class ArtFaces:
         if variant == "Black" and stem.startswith("Man"):
             ink["main"], ink["accent"] = pal.black, pal.r
         cols = np.array([_jitter_color(ink[n], rng, 6) for n in names], dtype=np.float32)
-        color = np.tensordot(w, cols, axes=([2], [0]))
+        color = cols[order[..., 0]] * w + cols[order[..., 1]] * (1.0 - w)
         return color, alpha
 
 
@@ -247,13 +253,10 @@ class FaceRenderer:
         return out
 
     def _background(self, W: int, H: int, bg: RGB, rng: np.random.Generator) -> np.ndarray:
-        canvas = np.empty((H, W, 3), np.float32)
-        canvas[:] = bg
-        # gentle gradient + grain: the face is a curved, slightly glossy plastic
-        gy = np.linspace(-1, 1, H)[:, None, None] * rng.uniform(-8, 8)
-        gx = np.linspace(-1, 1, W)[None, :, None] * rng.uniform(-6, 6)
-        canvas += gy + gx + rng.normal(0, 1.5, (H, W, 1)).astype(np.float32)
-        return canvas
+        """Face colour with a gentle gradient: the face is a curved, slightly glossy plastic."""
+        gy = np.linspace(-1, 1, H, dtype=np.float32)[:, None, None] * rng.uniform(-8, 8)
+        gx = np.linspace(-1, 1, W, dtype=np.float32)[None, :, None] * rng.uniform(-6, 6)
+        return (np.array(bg, np.float32)[None, None] + gy + gx).astype(np.float32)
 
     def _place(self, canvas: np.ndarray, color: np.ndarray, alpha: np.ndarray, box, rng, *, stretch: float = 0.0,
                keep_aspect: bool = False) -> None:

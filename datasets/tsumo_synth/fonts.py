@@ -71,14 +71,18 @@ def list_fc_faces() -> list[FontFace]:
 def find_tile_fonts(families: tuple[str, ...] = WANTED_FAMILIES) -> list[FontFace]:
     """The installed faces of the wanted families that can draw every tile character."""
     faces = [f for f in list_fc_faces() if f.family in families]
-    usable = []
+    usable: list[FontFace] = []
+    seen: set[tuple[str, str]] = set()
     for face in faces:
+        if (face.family, face.style.lower()) in seen:  # one font installed under two paths
+            continue
         try:
             font = face.load(32)
         except OSError:
             continue
         if all(_has_glyph(font, ch) for ch in "萬東南西北發中五"):
             usable.append(face)
+            seen.add((face.family, face.style.lower()))
     return usable
 
 

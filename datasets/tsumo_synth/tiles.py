@@ -6,6 +6,7 @@ art and fonts (no global state) and draws every label of `vision.classes.TILE_CL
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import cv2
@@ -23,7 +24,8 @@ class TileSprite:
 
     `image` is RGBA (transparent outside the tile's rounded outline). `face_quad` is the printed
     face (or, face-down, the back surface) as 4 points tl, tr, br, bl in image pixels: the part a
-    label refers to. `strip` says where the visible thickness is ("bottom" for a tile lying face up
+    label refers to; the points follow the printed face (its own top-left first, also when the tile
+    is turned). `strip` says where the visible thickness is ("bottom" for a tile lying face up
     seen from the player's side, "top" for a standing tile seen from above).
     """
     image: np.ndarray
@@ -33,6 +35,7 @@ class TileSprite:
     back_color: RGB
     strip: str
     source: str = ""
+    turn: int = 0
 
 
 class TileArtist:
@@ -64,7 +67,7 @@ class TileArtist:
         return BACK_COLORS[names[rng.integers(len(names))]]
 
     def tile(self, label: str, rng: np.random.Generator | None = None, *, lying: bool,
-             back_color: RGB | None = None, strip_frac: float | None = None) -> TileSprite:
+             back_color: RGB | None = None, strip_frac: float | None = None, turn: int = 0) -> TileSprite:
         """The whole tile seen from the front.
 
         lying=True: the tile lies on the table (face up, or face down for "back"); the camera sees
@@ -72,16 +75,29 @@ class TileArtist:
         lying=False: the tile stands facing the camera; the camera (above) sees the top edge:
         coloured back layer farthest away, ivory nearest the face. `strip_frac` (strip height /
         face height) depends on the viewing angle; random when None.
+        `turn` (0, 90, 180, 270; 90/270 only when lying) turns the tile clockwise on the table as seen by
+        the camera: 180 is an upside-down tile, 270 a called tile lying sideways with its top to
+        the left. The visible side stays at the bottom, because it depends on the camera only.
         """
+        if turn not in (0, 90, 180, 270) or (turn in (90, 270) and not lying):
+            raise ValueError(f"turn must be 0, 90, 180 or 270 (90/270 only for lying tiles), got {turn}")
         _check_label(label)
         rng = self.rng if rng is None else rng
         if back_color is None:
             back_color = self.back_color(rng)
         face, source = self.face_with_source(label, rng, back_color=back_color)
-        h, w = face.shape[:2]
+        return self.assemble(face, label, rng, lying=lying, back_color=back_color, strip_frac=strip_frac,
+                             turn=turn, source=source)
+
+    def assemble(self, face: np.ndarray, label: str, rng: np.random.Generator, *, lying: bool,
+                 back_color: RGB, strip_frac: float | None = None, turn: int = 0, source: str = "") -> TileSprite:
+        """Build the physical tile around an already drawn face (cheap; lets callers reuse faces)."""
         if strip_frac is None:
             strip_frac = float(rng.uniform(0.12, 0.45))
-        sh = max(2, int(round(h * strip_frac)))
+        sh = max(2, int(round(face.shape[0] * strip_frac)))
+        if turn:
+            face = np.ascontiguousarray(np.rot90(face, k=-turn // 90))
+        h, w = face.shape[:2]
         ivory = np.array(_jitter_color((235, 230, 215), rng, 8), np.float32)
         back = np.array(_jitter_color(back_color, rng, 8), np.float32)
         face_down = label == "back"
@@ -114,10 +130,11 @@ class TileArtist:
             face_top = sh
             strip_side = "top"
         H = img.shape[0]
-        alpha = _rounded_mask(w, H, radius=w * rng.uniform(0.06, 0.14))
+        alpha = _rounded_mask(w, H, int(round(min(w, h) * rng.uniform(0.06, 0.14))))
         rgba = np.dstack([np.clip(img, 0, 255).astype(np.uint8), alpha])
         quad = np.array([[0, face_top], [w, face_top], [w, face_top + h], [0, face_top + h]], np.float32)
-        return TileSprite(rgba, quad, label, lying, tuple(int(v) for v in back_color), strip_side, source)
+        quad = np.roll(quad, -(turn // 90), axis=0)  # in the printed face's own order
+        return TileSprite(rgba, quad, label, lying, tuple(int(v) for v in back_color), strip_side, source, turn)
 
 
 def _check_label(label: str) -> None:
@@ -125,7 +142,8 @@ def _check_label(label: str) -> None:
         raise ValueError(f"unknown tile label {label!r}; expected one of {', '.join(TILE_CLASSES)}")
 
 
-def _rounded_mask(w: int, h: int, radius: float) -> np.ndarray:
+@lru_cache(maxsize=512)
+def _rounded_mask(w: int, h: int, radius: int) -> np.ndarray:
     """Anti-aliased rounded-rectangle alpha (uint8), drawn at 4× and reduced."""
     s = 4
     m = np.zeros((h * s, w * s), np.uint8)

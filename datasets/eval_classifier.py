@@ -1,0 +1,217 @@
+"""Measure the tile classifier (onnxruntime only, no torch) on three sets:
+
+- `synth`: a held-out rendered set (its own seed, never used in training), per class incl. red
+  fives and back, plus flip (upright / upside-down) accuracy;
+- `real-dev`: the tiles of `../shared/data/real-dev`, cut with the hand-drawn boxes of
+  `tests/vision/data/real_dev_boxes.json` (measure only, never train);
+- `chinese`: the boxes of a split of chinese-mahjong-detection-v4 for the classes riichi shares.
+
+    python datasets/eval_classifier.py --model models/tile_classifier.onnx [--synth-per-class 40] \
+        [--no-synth] [--no-real-dev] [--chinese test|none] [--report out.md]
+
+The last line printed is one JSON object with every figure (what `tsumo eval classifier` shows).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+for p in (REPO, REPO / "datasets"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vision.classes import TILE_CLASSES  # noqa: E402
+from vision.classify import FLIP_SUFFIX, TileClassifier, class_names_75, crop_tile  # noqa: E402
+
+SHARED = REPO.parent / "shared"
+CACHE = REPO / "cache" / "classifier"
+REAL_DEV_BOXES = REPO / "tests" / "vision" / "data" / "real_dev_boxes.json"
+
+
+def _per_class(truth: list[str], pred: list[str]) -> dict[str, dict]:
+    table: dict[str, dict] = {}
+    confusions: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for t, p in zip(truth, pred):
+        row = table.setdefault(t, {"n": 0, "correct": 0})
+        row["n"] += 1
+        row["correct"] += int(t == p)
+        if t != p:
+            confusions[t][p] += 1
+    for t, row in table.items():
+        row["acc"] = row["correct"] / row["n"]
+        if confusions[t]:
+            row["confused_with"] = dict(sorted(confusions[t].items(), key=lambda kv: -kv[1]))
+    return {k: table[k] for k in TILE_CLASSES if k in table}
+
+
+def _summary(truth: list[str], pred: list[str], flip_truth: list, flip_pred: list) -> dict:
+    n = len(truth)
+    correct = sum(t == p for t, p in zip(truth, pred))
+    known = [(a, b) for a, b in zip(flip_truth, flip_pred) if a is not None]
+    out = {"n": n, "acc": correct / n if n else None, "errors": n - correct, "per_class": _per_class(truth, pred)}
+    if known:
+        out["flip_n"] = len(known)
+        out["flip_acc"] = sum(a == b for a, b in known) / len(known)
+    return out
+
+
+def _classify_all(clf: TileClassifier, crops: list[np.ndarray], batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    probs, flips = [], []
+    for i in range(0, len(crops), batch):
+        p, f = clf.classify(crops[i:i + batch])
+        probs.append(p)
+        flips.append(f)
+    return np.concatenate(probs), np.concatenate(flips)
+
+
+# ---- synthetic held-out set ------------------------------------------------------------------
+
+def eval_synth(clf: TileClassifier, *, seed: int, per_class: int, workers: int) -> dict:
+    from train_classifier import folder_name, render_split
+
+    out = CACHE / f"test_s{seed}_n{per_class}_{clf.imgsz}px"
+    render_split(out, "test", 2, per_class, seed, size=clf.imgsz, workers=workers, views=1)
+    crops, truth, flip_truth = [], [], []
+    for cls, name in enumerate(class_names_75()):
+        for f in sorted((out / "test" / folder_name(cls, name)).glob("*.png"))[:per_class]:
+            crops.append(cv2.imread(str(f))[..., ::-1].copy())
+            turned = name.endswith(FLIP_SUFFIX)
+            truth.append(name[: -len(FLIP_SUFFIX)] if turned else name)
+            flip_truth.append(None if name == "back" else turned)
+    probs, flips = _classify_all(clf, crops)
+    pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
+    fpred = [bool(f[1] > f[0]) for f in flips]
+    res = _summary(truth, pred, flip_truth, fpred)
+    res["set"] = str(out.relative_to(REPO))
+    return res
+
+
+# ---- real-dev -----------------------------------------------------------------------------------
+
+def real_dev_crops(size: int, margin: float, boxes_path: Path = REAL_DEV_BOXES) -> tuple[list[np.ndarray], list[dict]]:
+    from vision.io import load_image
+
+    doc = json.loads(boxes_path.read_text())
+    images: dict[str, np.ndarray] = {}
+    crops, entries = [], []
+    for e in doc["tiles"]:
+        if e["image"] not in images:
+            images[e["image"]] = load_image(SHARED / "data" / "real-dev" / e["image"])
+        crops.append(crop_tile(images[e["image"]], e["box"], e["sideways"], size=size, margin=margin))
+        entries.append(e)
+    return crops, entries
+
+
+def eval_real_dev(clf: TileClassifier) -> dict:
+    crops, entries = real_dev_crops(clf.imgsz, clf.margin)
+    probs, flips = _classify_all(clf, crops)
+    truth = [e["label"] for e in entries]
+    pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
+    res = _summary(truth, pred, [e["flipped"] for e in entries], [bool(f[1] > f[0]) for f in flips])
+    res["per_image"] = {}
+    for e, p in zip(entries, pred):
+        row = res["per_image"].setdefault(e["image"], {"n": 0, "correct": 0, "errors": []})
+        row["n"] += 1
+        row["correct"] += int(p == e["label"])
+        if p != e["label"]:
+            row["errors"].append(f"{e['label']}→{p}")
+    return res
+
+
+# ---- Chinese split ----------------------------------------------------------------------------
+
+def eval_chinese(clf: TileClassifier, split: str) -> dict:
+    from tsumo_synth.crops import chinese_boxes
+
+    split_dir = SHARED / "data" / "real" / "chinese-mahjong-detection-v4" / split
+    boxes = chinese_boxes(split_dir)
+    crops, truth = [], []
+    img_cache: dict[Path, np.ndarray] = {}
+    for rb in boxes:
+        if rb.image not in img_cache:
+            img_cache.clear()
+            img_cache[rb.image] = cv2.imread(str(rb.image))[..., ::-1].copy()
+        crops.append(crop_tile(img_cache[rb.image], rb.box, rb.sideways, size=clf.imgsz, margin=clf.margin))
+        truth.append(rb.label)
+    probs, _ = _classify_all(clf, crops)
+    pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
+    res = _summary(truth, pred, [], [])
+    res["split"] = split
+    return res
+
+
+def latency(clf: TileClassifier, batch: int = 14, repeats: int = 20) -> dict:
+    rng = np.random.default_rng(0)
+    crops = rng.integers(0, 255, (batch, clf.imgsz, clf.imgsz, 3), dtype=np.uint8)
+    clf.classify(crops)
+    ts = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        clf.classify(crops)
+        ts.append((time.perf_counter() - t) * 1000)
+    return {"batch": batch, "median_ms": float(np.median(ts)), "p90_ms": float(np.percentile(ts, 90))}
+
+
+def markdown(results: dict) -> str:
+    lines = []
+    for key in ("synth", "real_dev", "chinese"):
+        r = results.get(key)
+        if not r:
+            continue
+        lines.append(f"### {key}: {r['acc'] * 100:.2f} % of {r['n']}" + (
+            f", flip {r['flip_acc'] * 100:.2f} % of {r['flip_n']}" if "flip_acc" in r else ""))
+        lines.append("")
+        lines.append("| class | n | correct | acc | most confused with |")
+        lines.append("|---|---:|---:|---:|---|")
+        for c, row in r["per_class"].items():
+            conf = ", ".join(f"{k}×{v}" for k, v in list(row.get("confused_with", {}).items())[:3])
+            lines.append(f"| {c} | {row['n']} | {row['correct']} | {row['acc'] * 100:.1f} % | {conf} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="eval_classifier", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", type=Path, default=REPO / "models" / "tile_classifier.onnx")
+    ap.add_argument("--synth-seed", type=int, default=1001, help="held-out rendering seed (training uses 1)")
+    ap.add_argument("--synth-per-class", type=int, default=40, help="per model class (75), i.e. ×2 per label")
+    ap.add_argument("--no-synth", action="store_true")
+    ap.add_argument("--no-real-dev", action="store_true")
+    ap.add_argument("--chinese", default="test", help="Chinese split to measure, or 'none'")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--report", type=Path, default=None, help="also write per-class tables (markdown)")
+    ap.add_argument("--json", type=Path, default=None, help="also write the JSON result to this file")
+    args = ap.parse_args(argv)
+    if not args.model.is_file():
+        print(f"eval_classifier: error: model not found: {args.model}", file=sys.stderr)
+        return 2
+    clf = TileClassifier(args.model, threads=args.threads)
+    results: dict = {"model": str(args.model), "size_mb": round(args.model.stat().st_size / 1e6, 2), "imgsz": clf.imgsz}
+    if not args.no_synth:
+        results["synth"] = eval_synth(clf, seed=args.synth_seed, per_class=args.synth_per_class, workers=args.workers)
+    if not args.no_real_dev:
+        results["real_dev"] = eval_real_dev(clf)
+    if args.chinese != "none":
+        results["chinese"] = eval_chinese(clf, args.chinese)
+    results["latency"] = latency(clf)
+    if args.report:
+        args.report.write_text(markdown(results))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False))
+    brief = {k: ({kk: vv for kk, vv in v.items() if kk not in ("per_class",)} if isinstance(v, dict) else v)
+             for k, v in results.items()}
+    print(json.dumps(brief, ensure_ascii=False))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

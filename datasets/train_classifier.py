@@ -1,0 +1,308 @@
+"""Train the tile crop classifier and export it to `models/tile_classifier.onnx`.
+
+Run in the training virtualenv (ultralytics + torch), from the repo root:
+
+    nice -n 10 .venv-train/bin/python datasets/train_classifier.py --out models/tile_classifier.onnx
+
+Steps (each skipped when its output exists, so an interrupted run resumes):
+1. render synthetic crops (`tsumo_synth.crops`) into an image-folder dataset under
+   `cache/classifier/synth_s<seed>_n<per-class>/{train,val}/<NN_class>/*.png`, reproducible per seed;
+2. optionally add real crops from the Chinese-set photos (`--real chinese`), oriented by a
+   previous model (`--orient-model`) because their boxes don't say which way up a tile is;
+3. train an ultralytics classify model from a small yaml (75 classes = 38 labels upright + 37
+   turned 180°) on the CPU;
+4. export ONNX (opset 17, fixed H×W, dynamic batch) and record imgsz, crop margin and class order
+   in its metadata, which `vision.classify.TileClassifier` reads.
+
+`main(argv)` is what `tsumo train classifier …` calls.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+for p in (REPO, REPO / "datasets"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+import numpy as np  # noqa: E402
+
+from vision.classify import CROP_MARGIN, FLIP_SUFFIX, INPUT_SIZE, class_names_75  # noqa: E402
+
+SHARED = REPO.parent / "shared"
+CACHE = REPO / "cache" / "classifier"
+
+MODEL_YAML = """\
+# Tsumo tile classifier: a narrow YOLOv8-cls-style network for small square tile crops.
+nc: 75
+backbone:
+  - [-1, 1, Conv, [16, 3, 2]]
+  - [-1, 1, Conv, [32, 3, 2]]
+  - [-1, 1, C2f, [32, True]]
+  - [-1, 1, Conv, [64, 3, 2]]
+  - [-1, 1, C2f, [64, True]]
+  - [-1, 1, Conv, [128, 3, 2]]
+  - [-1, 1, C2f, [128, True]]
+head:
+  - [-1, 1, Classify, [nc]]
+"""
+
+
+def folder_name(index: int, class_name: str) -> str:
+    """Image-folder name that sorts in the model's class order (ultralytics sorts folders)."""
+    return f"{index:02d}_{class_name.replace(FLIP_SUFFIX, '_r180')}"
+
+
+# ---- 1. synthetic crops ------------------------------------------------------------------------
+
+_WORKER: dict = {}
+
+
+def _init_worker(shared: str, size: int, pool_seed: int) -> None:
+    from tsumo_synth import TileArtist
+    from tsumo_synth.crops import CropMaker
+
+    artist = TileArtist(Path(shared), seed=0)
+    _WORKER["maker"] = CropMaker(artist, size=size, pool_seed=pool_seed)
+
+
+def _render_job(job: tuple[int, int, int, int, int, str, int]) -> int:
+    """Render scenes k0..k1 of one class (`views` crops each); each scene's rng is seeded by
+    (seed, split, class, k), so a crop does not depend on which worker drew it."""
+    import cv2
+
+    seed, split_id, cls, k0, k1, out_dir, views = job
+    name = class_names_75()[cls]
+    label = name[: -len(FLIP_SUFFIX)] if name.endswith(FLIP_SUFFIX) else name
+    maker = _WORKER["maker"]
+    n = 0
+    for k in range(k0, k1):
+        paths = [Path(out_dir) / f"{split_id}_{cls:02d}_{k:05d}_{v}.png" for v in range(views)]
+        if all(p.exists() for p in paths):
+            continue
+        rng = np.random.default_rng([seed, split_id, cls, k])
+        if label == "back":
+            turn = int(rng.choice([0, 180, 90, 270], p=[0.36, 0.36, 0.14, 0.14]))
+        elif name.endswith(FLIP_SUFFIX):
+            turn = int(rng.choice([180, 90], p=[0.72, 0.28]))
+        else:
+            turn = int(rng.choice([0, 270], p=[0.72, 0.28]))
+        for path, crop in zip(paths, maker.make_views(label, rng, turn=turn, views=views)):
+            assert crop.class_name == name, (crop.class_name, name)
+            cv2.imwrite(str(path), crop.image[..., ::-1])
+            n += 1
+    return n
+
+
+def render_split(out: Path, split: str, split_id: int, per_class: int, seed: int, *, size: int,
+                 workers: int, views: int = 1, shared: Path = SHARED, pool_seed: int = 0) -> Path:
+    """Render `per_class` crops (per_class // views scenes) for each of the 75 classes into
+    out/split/<folder>/ (resumable)."""
+    from multiprocessing import get_context
+
+    names = class_names_75()
+    jobs = []
+    chunk = 25
+    scenes = -(-per_class // views)
+    for cls, name in enumerate(names):
+        d = out / split / folder_name(cls, name)
+        d.mkdir(parents=True, exist_ok=True)
+        for k0 in range(0, scenes, chunk):
+            jobs.append((seed, split_id, cls, k0, min(scenes, k0 + chunk), str(d), views))
+    t0 = time.time()
+    done = 0
+    if workers <= 1:
+        _init_worker(str(shared), size, pool_seed)
+        for j in jobs:
+            done += _render_job(j)
+    else:
+        with get_context("fork").Pool(workers, initializer=_init_worker, initargs=(str(shared), size, pool_seed)) as pool:
+            for i, n in enumerate(pool.imap_unordered(_render_job, jobs)):
+                done += n
+                if i % 20 == 0:
+                    print(f"[render {split}] {i + 1}/{len(jobs)} chunks, {done} new crops, {time.time() - t0:.0f}s", flush=True)
+    print(f"[render {split}] {done} new crops in {time.time() - t0:.0f}s", flush=True)
+    return out / split
+
+
+# ---- 2. real crops from the Chinese-set photos -----------------------------------------------
+
+def add_chinese_crops(out: Path, split_dir: Path, orient_model: Path, *, size: int, min_conf: float = 0.8,
+                      copies: int = 2) -> dict:
+    """Crop every shared-class box of a Chinese split, orient it with `orient_model`'s flip head,
+    write it (and its 180° copy) into the matching class folders. Returns counts."""
+    import cv2
+
+    from tsumo_synth.crops import chinese_boxes
+    from vision.classify import TileClassifier, crop_tile
+
+    clf = TileClassifier(orient_model)
+    names = class_names_75()
+    boxes = chinese_boxes(split_dir)
+    stats = {"boxes": len(boxes), "kept": 0, "unsure_orientation": 0}
+    cache: dict[Path, np.ndarray] = {}
+    for i, rb in enumerate(boxes):
+        if rb.image not in cache:
+            cache.clear()
+            cache[rb.image] = cv2.imread(str(rb.image))[..., ::-1].copy()
+        img = cache[rb.image]
+        crop = crop_tile(img, rb.box, rb.sideways, size=size)
+        probs, flip = clf.classify(crop[None])
+        p_up = float(flip[0, 0])
+        if max(p_up, 1 - p_up) < min_conf:
+            stats["unsure_orientation"] += 1
+            continue
+        upright = crop if p_up >= 0.5 else crop[::-1, ::-1]
+        for turned in range(copies):
+            im = upright if turned == 0 else upright[::-1, ::-1]
+            name = rb.label if turned == 0 else rb.label + FLIP_SUFFIX
+            cls = names.index(name)
+            d = out / "train" / folder_name(cls, name)
+            d.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(d / f"cn_{i:05d}_{turned}.png"), np.ascontiguousarray(im[..., ::-1]))
+        stats["kept"] += 1
+    return stats
+
+
+# ---- 3./4. train and export -------------------------------------------------------------------
+
+def _ultralytics_env() -> None:
+    cfg = REPO / ".cache" / "yolo"
+    cfg.mkdir(parents=True, exist_ok=True)
+    (REPO / ".cache" / "mpl").mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    os.environ.setdefault("YOLO_CONFIG_DIR", str(cfg))
+    os.environ.setdefault("MPLCONFIGDIR", str(REPO / ".cache" / "mpl"))
+    font = cfg / "Arial.ttf"
+    if not font.exists():  # ultralytics wants Arial.ttf; never download it
+        import matplotlib
+
+        src = Path(matplotlib.__file__).parent / "mpl-data" / "fonts" / "ttf" / "DejaVuSans.ttf"
+        shutil.copy(src, font)
+
+
+def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, workers: int, seed: int,
+          lr0: float, patience: int, hours: float | None = None) -> Path:
+    _ultralytics_env()
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(max(1, (os.cpu_count() or 2)))
+    yaml_path = run_dir.parent / "tile_classifier.yaml"
+    yaml_path.parent.mkdir(parents=True, exist_ok=True)
+    yaml_path.write_text(MODEL_YAML)
+    model = YOLO(str(yaml_path), task="classify")
+    model.train(
+        data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers, device="cpu",
+        pretrained=False, seed=seed, deterministic=False, optimizer="AdamW", lr0=lr0, cos_lr=True,
+        warmup_epochs=1, patience=patience, cache="ram", amp=False, plots=False, val=True,
+        project=str(run_dir.parent), name=run_dir.name, exist_ok=True,
+        # light augmentation: the real variety is rendered into the crops
+        fliplr=0.0, flipud=0.0, scale=0.08, hsv_h=0.01, hsv_s=0.25, hsv_v=0.25, erasing=0.05,
+        auto_augment=None, dropout=0.0, verbose=True, **({"time": hours} if hours else {}),
+    )
+    best = run_dir / "weights" / "best.pt"
+    return best if best.exists() else run_dir / "weights" / "last.pt"
+
+
+def export_onnx(weights: Path, out: Path, *, imgsz: int, margin: float, extra_meta: dict | None = None) -> Path:
+    """ONNX with fixed H×W, dynamic batch, softmax output over the 75 classes, tsumo metadata."""
+    _ultralytics_env()
+    import onnx
+    from ultralytics import YOLO
+
+    model = YOLO(str(weights))
+    f = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17, device="cpu"))
+    m = onnx.load(str(f))
+    inp = m.graph.input[0].type.tensor_type.shape.dim
+    inp[0].ClearField("dim_value")
+    inp[0].dim_param = "batch"
+    for k in (2, 3):
+        inp[k].ClearField("dim_param")
+        inp[k].dim_value = imgsz
+    names = class_names_75()
+    meta = {
+        "tsumo_imgsz": str(imgsz),
+        "tsumo_crop_margin": str(margin),
+        "tsumo_classes": json.dumps(names),
+        "tsumo_input": "RGB, N×3×H×W float32 in [0, 1], crops from vision.classify.crop_tile",
+        **{k: str(v) for k, v in (extra_meta or {}).items()},
+    }
+    keep = [p for p in m.metadata_props if p.key not in meta]
+    del m.metadata_props[:]
+    for p in keep:
+        m.metadata_props.add(key=p.key, value=p.value)
+    for k, v in meta.items():
+        m.metadata_props.add(key=k, value=v)
+    onnx.checker.check_model(m)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(m, str(out))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="train_classifier", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=REPO / "models" / "tile_classifier.onnx")
+    ap.add_argument("--seed", type=int, default=1, help="rendering seed of the training set")
+    ap.add_argument("--per-class", type=int, default=200, help="training crops per class (75 classes)")
+    ap.add_argument("--val-per-class", type=int, default=20)
+    ap.add_argument("--views", type=int, default=2, help="crops per rendered scene (different camera/light/box)")
+    ap.add_argument("--imgsz", type=int, default=INPUT_SIZE)
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--hours", type=float, default=None, help="wall-clock training budget (overrides --epochs)")
+    ap.add_argument("--batch", type=int, default=128)
+    ap.add_argument("--lr0", type=float, default=0.003)
+    ap.add_argument("--patience", type=int, default=50)
+    ap.add_argument("--workers", type=int, default=2, help="processes for rendering and data loading")
+    ap.add_argument("--real", choices=["none", "chinese"], default="none",
+                    help="add real crops from chinese-mahjong-detection-v4/valid (never real-dev)")
+    ap.add_argument("--orient-model", type=Path, default=None,
+                    help="model whose flip head orients the real crops (default: --out if it exists)")
+    ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
+    ap.add_argument("--render-only", action="store_true")
+    args = ap.parse_args(argv)
+    if args.imgsz != INPUT_SIZE:
+        print(f"note: imgsz {args.imgsz} differs from vision.classify.INPUT_SIZE {INPUT_SIZE}; "
+              "TileClassifier resizes to the model's recorded size", file=sys.stderr)
+
+    data = CACHE / f"synth_s{args.seed}_n{args.per_class}v{args.views}_{args.imgsz}px"
+    if args.real == "chinese":
+        base = data
+        data = CACHE / f"{base.name}+cn"
+    synth = CACHE / data.name.replace("+cn", "")
+    render_split(synth, "train", 0, args.per_class, args.seed, size=args.imgsz, workers=args.workers, views=args.views)
+    render_split(synth, "val", 1, args.val_per_class, args.seed, size=args.imgsz, workers=args.workers, views=1)
+    real_stats = None
+    if args.real == "chinese":
+        if not data.exists():
+            shutil.copytree(synth, data)
+        orient = args.orient_model or args.out
+        if not Path(orient).is_file():
+            print(f"error: --real chinese needs a model to orient real crops; {orient} not found", file=sys.stderr)
+            return 2
+        real_stats = add_chinese_crops(data, SHARED / "data" / "real" / "chinese-mahjong-detection-v4" / "valid",
+                                       Path(orient), size=args.imgsz)
+        print(f"[real] {real_stats}", flush=True)
+    if args.render_only:
+        return 0
+    name = args.name or f"{data.name}_e{args.epochs}"
+    run_dir = CACHE / "runs" / name
+    t0 = time.time()
+    weights = train(data, run_dir, imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, workers=args.workers,
+                    seed=args.seed, lr0=args.lr0, patience=args.patience, hours=args.hours)
+    train_s = time.time() - t0
+    meta = {"tsumo_train_data": data.name, "tsumo_train_epochs": args.epochs, "tsumo_train_seconds": int(train_s),
+            "tsumo_real": args.real if real_stats is None else json.dumps(real_stats)}
+    out = export_onnx(weights, args.out, imgsz=args.imgsz, margin=CROP_MARGIN, extra_meta=meta)
+    print(f"[done] {out} ({out.stat().st_size / 1e6:.2f} MB), trained {train_s / 60:.1f} min", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
