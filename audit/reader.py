@@ -68,22 +68,51 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
+class _OnceDetector:
+    """Wraps the detector so the gate's detection of a frame is reused by the full read of the
+    same frame (the pipeline asks again for the very same array)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self._image = None
+        self._boxes = None
+
+    def prime(self, image: np.ndarray) -> list:
+        self._image, self._boxes = image, self.inner.detect(image)
+        return self._boxes
+
+    def release(self) -> None:
+        self._image = self._boxes = None
+
+    def detect(self, image: np.ndarray) -> list:
+        if image is self._image:
+            return self._boxes
+        return self.inner.detect(image)
+
+
 class PipelineFrameReader:
     """`FrameReader` over the photo pipeline, with a cheap gate: when the detector finds fewer
-    tiles than a hand has, the frame is not classified at all."""
+    tiles than a winning hand has, the frame is not classified at all."""
 
     def __init__(self, models_dir: Path | None = None, threads: int = 1, players: int = 4):
-        from vision.pipeline import PhotoReader  # heavy (onnxruntime): only where frames are read
+        from vision.detect import TileDetector  # heavy (onnxruntime): only where frames are read
+        from vision.pipeline import DETECTOR_FILE, MODELS_DIR, PhotoReader, _model
 
-        self._reader = PhotoReader(models_dir=models_dir, threads=threads)
+        mdir = Path(models_dir) if models_dir else MODELS_DIR
+        self._detector = _OnceDetector(TileDetector(_model(mdir, DETECTOR_FILE), threads))
+        self._reader = PhotoReader(models_dir=mdir, threads=threads, detector=self._detector)
         self.players = players
-        mdir = Path(models_dir) if models_dir else Path(__file__).resolve().parents[1] / "models"
         digests = sorted(f"{p.name}:{_file_digest(p)}" for p in mdir.glob("*.onnx"))
-        self.identity = f"pipeline/players={players}/" + ",".join(digests)
+        self.identity = f"pipeline/players={players}/min_tiles={MIN_HAND_TILES}/" + ",".join(digests)
 
     def read(self, frame: Frame) -> FrameReading:
-        reading = self._reader.read(frame.image, players=self.players)
-        return reading_to_frame(reading, frame)
+        boxes = self._detector.prime(frame.image)
+        try:
+            if len(boxes) < MIN_HAND_TILES:
+                return FrameReading(frame.index, frame.t, None, None, 0.0, len(boxes), "few-tiles")
+            return reading_to_frame(self._reader.read(frame.image, players=self.players), frame)
+        finally:
+            self._detector.release()
 
     def annotate(self, frame: Frame) -> np.ndarray:
         from vision.annotate import annotate
@@ -93,8 +122,6 @@ class PipelineFrameReader:
 
 def reading_to_frame(reading, frame: Frame) -> FrameReading:
     """A `vision.reading.Reading` → the few facts the audit keeps about a frame."""
-    data = reading.to_json()
-    hand = data.get("hand") if not data.get("error") else None
-    tiles = len(data.get("tiles") or [])
-    conf = float(data.get("confidence") or 0.0) if hand else 0.0
-    return FrameReading(frame.index, frame.t, hand, data.get("sequence"), conf, tiles, "read")
+    hand = reading.hand if not reading.error else None
+    conf = float(reading.confidence or 0.0) if hand else 0.0
+    return FrameReading(frame.index, frame.t, hand, reading.sequence or None, conf, len(reading.tiles), "read")
