@@ -255,7 +255,10 @@ function renderResult() {
     (state.lang === "ja" && y.name_ja) || y.name,
     y.yakuman ? `${t.yakuman}${y.yakuman > 1 ? ` ×${y.yakuman}` : ""}` : `${y.han} ${t.han}`,
   ])));
-  const pays = Object.entries(r.payments || {}).map(([who, amount]) => [t.payer[who] || who, fmt(amount)]);
+  // Which payer is the dealer, seen from the winner's seat (East is the dealer).
+  const dealerSeat = { S: "left", W: "across", N: "right" }[state.ctx.seat_wind];
+  const pays = Object.entries(r.payments || {}).map(([who, amount]) => [
+    `${t.payer[who] || who}${who === dealerSeat ? ` (${t.dealerMark})` : ""}`, fmt(amount)]);
   pays.push([t.total, fmt(r.total)]);
   card.append(table(t.payments, pays));
 }

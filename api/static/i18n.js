@@ -35,7 +35,8 @@ export const STRINGS = {
     payer: { left: "Left (kamicha)", across: "Across (toimen)", right: "Right (shimocha)", discarder: "Discarder",
              dealer: "Dealer", others: "Others" },
     limits: { mangan: "Mangan", haneman: "Haneman", baiman: "Baiman", sanbaiman: "Sanbaiman", yakuman: "Yakuman",
-              "kazoe-yakuman": "Kazoe yakuman", "double-yakuman": "Double yakuman" },
+              "kazoe yakuman": "Kazoe yakuman", "double yakuman": "Double yakuman", "triple yakuman": "Triple yakuman" },
+    dealerMark: "dealer",
     scoring: "Scoring…",
   },
   ja: {
@@ -71,7 +72,8 @@ export const STRINGS = {
     total: "収入合計", pays: "支払い",
     payer: { left: "上家", across: "対面", right: "下家", discarder: "放銃者", dealer: "親", others: "子" },
     limits: { mangan: "満貫", haneman: "跳満", baiman: "倍満", sanbaiman: "三倍満", yakuman: "役満",
-              "kazoe-yakuman": "数え役満", "double-yakuman": "ダブル役満" },
+              "kazoe yakuman": "数え役満", "double yakuman": "ダブル役満", "triple yakuman": "トリプル役満" },
+    dealerMark: "親",
     scoring: "計算中…",
   },
 };
