@@ -700,14 +700,15 @@ def hand_with_han(han: int, *, tsumo: bool, dealer: bool, players: int = 4, red_
             return obj
     # closed pinzu chinitsu won on 4p (ryanmen): (tiles, han by ron without riichi, indicators by dora count)
     families = (
-        ("11223345678999p", 10, {0: "1z", 1: "3p", 2: "9p", 3: "8p"}),   # + pinfu, iipeikou, ittsu
-        ("11223345667899p", 8, {0: "1z", 1: "3p", 2: "9p"}),            # + pinfu, iipeikou
+        ("11223345678999p", "4p", 10, {0: "1z", 1: "3p", 2: "9p", 3: "8p"}),  # + pinfu, iipeikou, ittsu
+        ("11223345667899p", "4p", 8, {0: "1z", 1: "3p", 2: "9p"}),           # + pinfu, iipeikou
+        ("22234456678999p", "3p", 6, {0: "1z", 1: "2p", 2: "3p", 3: "1p"}),  # chinitsu alone (kanchan)
     )
-    for concealed, ron_han, indicator_for in families:
+    for concealed, win, ron_han, indicator_for in families:
         for riichi in (False, True):
             k = han - ron_han - int(tsumo) - int(riichi)
             if k in indicator_for:
-                return {"rules": rules, "concealed": concealed, "win_tile": "4p", "melds": [],
+                return {"rules": rules, "concealed": concealed, "win_tile": win, "melds": [],
                         "win": "tsumo" if tsumo else "ron", "seat_wind": "E" if dealer else "S",
                         "round_wind": "E", "players": players, "riichi": riichi,
                         "dora_indicators": [indicator_for[k]], "ura_indicators": []}
