@@ -62,7 +62,10 @@ class AuditOptions:
 def plan_chunks(video: int, info: VideoInfo, sample_fps: float, chunk_s: float) -> list[Chunk]:
     indices = sample_indices(info, sample_fps)
     per = max(1, int(round(chunk_s * sample_fps)))
-    return [Chunk(video, n, info, tuple(indices[i:i + per])) for n, i in enumerate(range(0, len(indices), per))]
+    starts = list(range(0, len(indices), per))
+    return [Chunk(video, n, info, tuple(indices[i:i + per]),
+                  indices[i + per] / info.fps if i + per < len(indices) else info.duration_s)
+            for n, i in enumerate(starts)]
 
 
 def _video_fingerprint(path: str) -> dict:

@@ -79,15 +79,11 @@ class Chunk:
     number: int                # position of the chunk in the video
     info: VideoInfo
     indices: tuple[int, ...]   # sampled frame indices, ascending
+    end_s: float               # the next chunk's start (the video's end for the last chunk)
 
     @property
     def start_s(self) -> float:
         return self.indices[0] / self.info.fps
-
-    @property
-    def end_s(self) -> float:
-        """Time up to which this chunk accounts for the video (the next chunk's start)."""
-        return (self.indices[-1] + 1) / self.info.fps
 
 
 @dataclass

@@ -170,3 +170,21 @@ def test_kill_9_then_rerun_gives_the_same_report(video, tmp_path):
     assert done < 6
     assert subprocess.run(cmd, cwd=REPO).returncode == 0
     assert report(out) == report(tmp_path / "full")
+
+
+def test_ray_gives_the_same_report(video, tmp_path, monkeypatch):
+    pytest.importorskip("ray")
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    audit(video, tmp_path / "inline")
+    audit(video, tmp_path / "ray", workers=2, ray=True)
+    assert report(tmp_path / "inline") == report(tmp_path / "ray")
+    assert len(report(tmp_path / "ray")["videos"][0]["events"]) == 3
+
+
+def test_progress_line_has_eta_and_counts(video, tmp_path):
+    import io
+
+    err = io.StringIO()
+    run_audit([str(video)], tmp_path, BarcodeReaderFactory(), options(), stream=err, scorer=fake_score)
+    last = err.getvalue().strip().splitlines()[-1]
+    assert "100.0%" in last and "1:00/1:00 of video" in last and "ETA 0:00" in last and "3 events" in last
