@@ -24,6 +24,7 @@ const state = {
   },
   hand: { closed: [], win: null, melds: [] }, // closed: tiles without the winning tile
   uncertain: new Set(), // tile codes the reader was unsure of
+  candidates: [], // winning tiles the reader could not choose between (or the waits of 13 tiles)
   reading: null,
   image: null,
   result: null,
@@ -124,7 +125,31 @@ function contextFields() {
 const players = () => (state.rulesList.find((r) => r.name === state.rules) || { players: 4 }).players;
 
 // ---- rendering ------------------------------------------------------------------------------
+function renderCandidates() {
+  const row = $("#candidates");
+  row.querySelectorAll(".tile").forEach((b) => b.remove());
+  const shown = state.candidates.filter((c) => c !== state.hand.win);
+  row.hidden = shown.length === 0;
+  for (const code of shown) {
+    const b = tileButton(code, { cls: "small", label: `${T().setWin}: ${tileName(code, state.lang)}` });
+    b.dataset.candidate = code;
+    b.addEventListener("click", () => chooseWin(code));
+    row.append(b);
+  }
+}
+
+/** Make `code` the winning tile: one of the closed tiles, or (13 tiles read) the missing one. */
+function chooseWin(code) {
+  const h = state.hand;
+  const i = h.closed.indexOf(code);
+  if (i >= 0) { setWin(i); return; }
+  if (h.win) h.closed = sortTiles([...h.closed, h.win]);
+  h.win = code;
+  changed();
+}
+
 function renderHand() {
+  renderCandidates();
   const box = $("#hand");
   box.replaceChildren();
   const { closed, win, melds } = state.hand;
@@ -369,18 +394,34 @@ async function onPhoto(file) {
   state.image = body.image;
   const tiles = body.reading.tiles || [];
   state.uncertain = new Set(tiles.filter((t) => (t.confidence ?? 1) < 0.6).map((t) => t.label));
-  const readHand = body.hand || body.reading.hand;
+  const reading = body.reading;
+  if (Array.isArray(reading.uncertain) && reading.uncertain.length) {
+    state.uncertain = new Set(reading.uncertain.map((i) => tiles[i]?.label).filter(Boolean));
+  }
+  const readHand = body.hand || reading.hand;
+  const partial = reading.partial;
+  state.candidates = reading.win_tile_candidates || [];
   if (readHand) {
     state.hand = handFromContract(readHand);
+    if (reading.win_tile_source !== "assumed" || state.candidates.length < 2) state.candidates = [];
+  } else if (partial && partial.concealed) {
+    // 13 tiles (and melds) that wait on a tile: the user picks the winning one.
+    state.hand = handFromContract({ ...partial, win_tile: null });
+    state.candidates = partial.waits || state.candidates;
   } else {
-    // No legal hand: offer every face-up tile read, so the user can fix it.
-    const faces = tiles.map((t) => t.label).filter((l) => l && l !== "back");
+    // No legal hand: offer every face-up tile read in the hand, so the user can fix it.
+    const faces = tiles.filter((t) => t.in_hand !== false).map((t) => t.label).filter((l) => l && l !== "back");
     state.hand = { closed: sortTiles(faces), win: null, melds: [] };
   }
   let msg = T().readDone(tiles.length, Math.round(body.timings_ms?.total ?? 0));
-  if (!readHand) msg += " " + T().noHand;
-  else if (state.uncertain.size) msg += " " + T().uncertain(state.uncertain.size);
-  setStatus(msg, !readHand);
+  if (readHand) {
+    if (state.uncertain.size) msg += " " + T().uncertain(state.uncertain.size);
+    if (state.candidates.length) msg += " " + T().pickWin;
+  } else if (partial && partial.concealed) msg += " " + T().pickWin;
+  else msg += " " + (reading.error || T().noHand);
+  const changes = (reading.changes || []).map((c) => `${c.read} → ${c.now}`);
+  if (changes.length) msg += " " + T().changed(changes.join(", "));
+  setStatus(msg, !readHand && !(partial && partial.concealed));
   drawBoxes();
   renderHand();
   if (body.result && !body.result.error) { state.result = body.result; state.error = null; renderResult(); }
@@ -558,7 +599,12 @@ function wire() {
   });
   $("#add-tile").addEventListener("click", () => openPicker({ kind: "add" }));
   $("#add-meld").addEventListener("click", () => openPicker({ kind: "new-meld" }));
-  $("#clear-hand").addEventListener("click", () => { state.hand = { closed: [], win: null, melds: [] }; state.uncertain.clear(); changed(); });
+  $("#clear-hand").addEventListener("click", () => {
+    state.hand = { closed: [], win: null, melds: [] };
+    state.uncertain.clear();
+    state.candidates = [];
+    changed();
+  });
   $("#type-hand").addEventListener("click", () => {
     const f = $("#text-form");
     f.hidden = !f.hidden;

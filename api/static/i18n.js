@@ -38,6 +38,9 @@ export const STRINGS = {
               "kazoe yakuman": "Kazoe yakuman", "double yakuman": "Double yakuman", "triple yakuman": "Triple yakuman" },
     dealerMark: "dealer",
     scoring: "Scoring…",
+    winCandidates: "Winning tile?",
+    pickWin: "Which tile completed the hand? Tap it below, or tap a tile and choose ★.",
+    changed: (list) => `Checked against the rules: ${list}.`,
   },
   ja: {
     takePhoto: "写真を撮る・選ぶ",
@@ -75,6 +78,9 @@ export const STRINGS = {
               "kazoe yakuman": "数え役満", "double yakuman": "ダブル役満", "triple yakuman": "トリプル役満" },
     dealerMark: "親",
     scoring: "計算中…",
+    winCandidates: "和了牌は？",
+    pickWin: "和了牌を下から選ぶか、牌をタップして★を選んでください。",
+    changed: (list) => `ルールに合わせて修正: ${list}。`,
   },
 };
 
