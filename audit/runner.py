@@ -90,8 +90,25 @@ _WORKER: dict = {}  # the one reader of a pool worker process (set by the pool i
 
 
 def _pool_init(factory: ReaderFactory, gate: GateParams) -> None:
+    _exit_with_parent()
     _WORKER["reader"] = factory()
     _WORKER["gate"] = gate
+
+
+def _exit_with_parent() -> None:
+    """A pool worker outliving a `kill -9`-ed parent would hold its models forever: leave too."""
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="exit-with-parent").start()
 
 
 def _pool_scan(chunk: Chunk) -> ChunkResult:

@@ -3,6 +3,7 @@
 gating and checkpointing are exercised for real, without the models)."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,12 +66,15 @@ class BarcodeReader:
 
     identity = "barcode/1"
 
-    def __init__(self, confidence: float = 0.9):
+    def __init__(self, confidence: float = 0.9, delay: float = 0.0):
         self.confidence = confidence
+        self.delay = delay
         self.reads = 0
 
     def read(self, frame: Frame) -> FrameReading:
         self.reads += 1
+        if self.delay:
+            time.sleep(self.delay)  # as slow as a real model, for interruption tests
         code = read_code(frame.image)
         hand = HANDS.get(code)
         return FrameReading(frame.index, frame.t, hand, None if hand is None else f"hand {code}",
@@ -87,10 +91,11 @@ class BarcodeReaderFactory:
     """Picklable: builds a BarcodeReader in each worker process."""
 
     confidence: float = 0.9
+    delay: float = 0.0
     identity: str = "barcode/1"
 
     def __call__(self) -> BarcodeReader:
-        return BarcodeReader(self.confidence)
+        return BarcodeReader(self.confidence, self.delay)
 
 
 def fake_score(hand: dict) -> dict:

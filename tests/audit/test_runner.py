@@ -136,16 +136,26 @@ def test_corrupt_video_keeps_events_before_the_fault(video, tmp_path):
 
 
 SLOW_RUN = """
-import sys, time
+import sys
 from audit.runner import AuditOptions, run_audit
-from tests.audit.fakes import BarcodeReader, BarcodeReaderFactory, fake_score
-class Slow(BarcodeReader):
-    def read(self, frame):
-        time.sleep(0.03)
-        return super().read(frame)
-run_audit([sys.argv[1]], sys.argv[2], BarcodeReaderFactory(), AuditOptions(chunk_s=10.0, workers=1),
-          progress=False, reader=Slow(), scorer=fake_score)
+from tests.audit.fakes import BarcodeReaderFactory, fake_score
+run_audit([sys.argv[1]], sys.argv[2], BarcodeReaderFactory(delay=0.03), AuditOptions(chunk_s=10.0, workers=2),
+          progress=False, scorer=fake_score)
 """
+
+
+def children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
 
 
 def test_kill_9_then_rerun_gives_the_same_report(video, tmp_path):
@@ -154,9 +164,11 @@ def test_kill_9_then_rerun_gives_the_same_report(video, tmp_path):
     cmd = [sys.executable, "-c", SLOW_RUN, str(video), str(out)]
     proc = subprocess.Popen(cmd, cwd=REPO)
     deadline = time.monotonic() + 60
+    workers: set[int] = set()
     try:
         while time.monotonic() < deadline:
             cp = out / "checkpoint.json"
+            workers |= set(children(proc.pid))
             if cp.exists() and json.loads(cp.read_text())["events"].get("0"):
                 break
             time.sleep(0.05)
@@ -165,6 +177,12 @@ def test_kill_9_then_rerun_gives_the_same_report(video, tmp_path):
     finally:
         proc.kill()
         proc.wait()
+    # the pool's workers leave with their parent (no orphans holding models)
+    assert workers
+    gone_by = time.monotonic() + 10
+    while any(alive(w) for w in workers) and time.monotonic() < gone_by:
+        time.sleep(0.1)
+    assert not any(alive(w) for w in workers)
     assert not (out / "report.json").exists()
     done = len(json.loads((out / "checkpoint.json").read_text())["chunks"])
     assert done < 6
