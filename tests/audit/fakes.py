@@ -15,7 +15,7 @@ from audit.video import Frame
 
 HANDS = {
     1: {"concealed": "123m456p789s11122z", "win_tile": "2z", "melds": []},
-    2: {"concealed": "234567m22p", "win_tile": "2p",
+    2: {"concealed": "234567m345s22p", "win_tile": "2p",
         "melds": [{"kind": "pon", "tiles": "777z", "called": "7z", "from": "across"}]},
     3: {"concealed": "22334455667788p", "win_tile": "8p", "melds": []},
     4: {"concealed": "123456789m11p", "win_tile": "1p",

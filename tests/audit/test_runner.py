@@ -116,7 +116,7 @@ def test_declared_points_give_verdicts(video, tmp_path):
     rows = list(csv.DictReader((tmp_path / "report.csv").open()))
     assert [(r["verdict"], r["declared_points"], r["points"]) for r in rows] == [
         ("mismatch", "9999", "1500"), ("match", "2000", "2000"), ("match", "4000", "4000")]
-    assert rows[1]["hand"] == "234567m22p | pon 777z (across)" and rows[0]["frame"] == "frames/v01_e01.jpg"
+    assert rows[1]["hand"] == "234567m345s22p | pon 777z (across)" and rows[0]["frame"] == "frames/v01_e01.jpg"
 
 
 def test_corrupt_video_keeps_events_before_the_fault(video, tmp_path):
