@@ -60,55 +60,70 @@ def suit_shapes(counts: tuple[int, ...]) -> tuple[Shape, ...]:
     return tuple(sorted(out))
 
 
-@lru_cache(maxsize=None)
-def _suit_at(counts: tuple[int, ...], base: int) -> tuple[Shape, ...]:
-    """A suit's splits in global tile indices (the suit starting at tile `base`)."""
-    return tuple((p + base if p >= 0 else -1, tuple(s + base for s in q), tuple(t + base for t in r))
-                 for p, q, r in suit_shapes(counts))
+_AT: tuple[dict, dict, dict] = ({}, {}, {})  # per suit: 9 counts -> splits in global tile indices
+_SUIT_BITS = (0x1FF, 0x1FF << 9, 0x1FF << 18)
+_EMPTY9 = (0,) * 9
 
 
-def standard_shapes(counts) -> list[Shape]:
+def _suit_at(counts: tuple[int, ...], suit: int) -> tuple[Shape, ...]:
+    """A suit's splits in global tile indices (memoised per suit on the count vector)."""
+    cache = _AT[suit]
+    hit = cache.get(counts)
+    if hit is None:
+        base = 9 * suit
+        hit = cache[counts] = tuple((p + base if p >= 0 else -1, tuple(x + base for x in q), tuple(t + base for t in r))
+                                    for p, q, r in suit_shapes(counts))
+    return hit
+
+
+def standard_shapes(counts, mask: int | None = None) -> list[Shape]:
     """All (pair, seqs, trips) splits of a closed 34-count vector into sets + one pair.
-    Empty when the tiles don't form a standard winning shape."""
+    Empty when the tiles don't form a standard winning shape. `mask` (bit i: tile i present)
+    only speeds things up."""
+    counts = tuple(counts)
+    if mask is None:
+        mask = 0
+        for i, c in enumerate(counts):
+            if c:
+                mask |= 1 << i
     pair = -1
-    trips_h: list[int] = []
-    for i in range(27, 34):
-        c = counts[i]
-        if c == 0:
-            continue
-        if c == 3:
-            trips_h.append(i)
-        elif c == 2 and pair < 0:
-            pair = i
-        else:
-            return []
+    h_trips: tuple[int, ...] = ()
+    if mask >> 27:
+        for i in range(27, 34):
+            c = counts[i]
+            if c == 3:
+                h_trips += (i,)
+            elif c == 2 and pair < 0:
+                pair = i
+            elif c:
+                return []
     parts = []
-    pairs_needed = 0 if pair >= 0 else 1
-    for base in (0, 9, 18):
-        chunk = tuple(counts[base:base + 9])
-        total = sum(chunk)
-        if not total:
+    for suit in (0, 1, 2):
+        if not mask & _SUIT_BITS[suit]:
             continue
-        if total % 3 == 2:
-            pairs_needed -= 1
-        sh = _suit_at(chunk, base)
+        sh = _suit_at(counts[9 * suit:9 * suit + 9], suit)
         if not sh:
             return []
+        if sh[0][0] >= 0:  # this suit holds the pair
+            if pair >= 0:
+                return []
+            pair = -2
         parts.append(sh)
-    if pairs_needed != 0:
+    if pair == -1:  # no pair anywhere
         return []
-    h_trips = tuple(trips_h)
     if len(parts) == 1:  # the common fast path: one suit holds every number tile
-        return [(p if p >= 0 else pair, s, r + h_trips if h_trips else r) for p, s, r in parts[0]]
+        if pair >= 0:
+            return [(pair, q, r + h_trips if h_trips else r) for _, q, r in parts[0]]
+        return [(p, q, r + h_trips if h_trips else r) for p, q, r in parts[0]]
     out = []
     for combo in product(*parts):
         p_all = pair
         seqs: tuple[int, ...] = ()
         trips: tuple[int, ...] = ()
-        for p, s, r in combo:
+        for p, q, r in combo:
             if p >= 0:
                 p_all = p
-            seqs += s
+            seqs += q
             trips += r
         out.append((p_all, seqs, trips + h_trips))
     if not parts:

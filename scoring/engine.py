@@ -7,20 +7,20 @@ yakuman, then more han, then more fu.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from . import fu as fu_mod
-from .decompose import is_seven_pairs, is_thirteen_orphans, standard_shapes
+from .decompose import is_seven_pairs, standard_shapes
 from .errors import HandError
 from .hand import Hand
 from .pao import find_liability
 from .payments import absent_seat, limit_and_base, settle, yakuman_limit_name
 from .rules import Rules
 from .tiles import NORTH, TILES, WIND_NAMES, dora_of, format_tiles
-from .yaku import (CHIITOI, DORA_NAMES, GATES, KANCHAN, KOKUSHI, PENCHAN, RENHOU_MANGAN, RYANMEN, SHANPON,
-                   STANDARD, TANKI, THIRTEEN, WAIT_NAMES, YAKU, Ctx)
+from .yaku import (CHIITOI, DORA_NAMES, KANCHAN, KOKUSHI, PENCHAN, RENHOU_MANGAN, RYANMEN, SHANPON,
+                   STANDARD, TANKI, THIRTEEN, WAIT_NAMES, YAKU, YAOCHU_MASK as _YAOCHU_MASK, Ctx, compile_gates)
 
 
 class YakuHit(NamedTuple):
@@ -39,33 +39,44 @@ class YakuHit(NamedTuple):
         return out
 
 
-@dataclass
 class Result:
-    """The score of one hand (CONTRACTS §2 plus the working)."""
+    """The score of one hand (CONTRACTS §2 plus the working). `fu_details` and `groups` (the
+    chosen decomposition) are worked out when first read: most callers only want the points."""
 
-    han: int
-    fu: int
-    yakuman: int
-    limit: str | None
-    points: int
-    payments: dict[str, int]
-    total: int
-    yaku: list[YakuHit]
-    fu_details: list[dict] = field(default_factory=list)
-    kazoe: bool = False
-    dealer: bool = False
-    is_open: bool = False
-    win: str = "ron"
-    form: str = "standard"
-    groups: list[str] = field(default_factory=list)
-    wait: str | None = None
-    base_points: int = 0
-    honba_points: int = 0
-    sticks_points: int = 0
-    liability: dict | None = None
-    rules: str = ""
-    players: int = 4
-    notes: list[str] = field(default_factory=list)
+    __slots__ = ("han", "fu", "yakuman", "limit", "points", "payments", "total", "yaku", "kazoe", "dealer",
+                 "is_open", "win", "form", "wait", "base_points", "honba_points", "sticks_points", "liability",
+                 "rules", "players", "notes", "_detail", "_fu_details", "_groups")
+
+    def __init__(self, han: int, fu: int, yakuman: int, limit: str | None, points: int, payments: dict[str, int],
+                 total: int, yaku: list[YakuHit], *, kazoe: bool = False, dealer: bool = False, is_open: bool = False,
+                 win: str = "ron", form: str = "standard", wait: str | None = None, base_points: int = 0,
+                 honba_points: int = 0, sticks_points: int = 0, liability: dict | None = None, rules: str = "",
+                 players: int = 4, notes: list[str] | None = None, fu_details: list[dict] | None = None,
+                 groups: list[str] | None = None, detail: tuple | None = None) -> None:
+        self.han, self.fu, self.yakuman, self.limit = han, fu, yakuman, limit
+        self.points, self.payments, self.total, self.yaku = points, payments, total, yaku
+        self.kazoe, self.dealer, self.is_open, self.win, self.form, self.wait = kazoe, dealer, is_open, win, form, wait
+        self.base_points, self.honba_points, self.sticks_points = base_points, honba_points, sticks_points
+        self.liability, self.rules, self.players = liability, rules, players
+        self.notes = notes if notes is not None else []
+        self._fu_details, self._groups, self._detail = fu_details, groups, detail
+
+    @property
+    def fu_details(self) -> list[dict]:
+        """The fu breakdown of the chosen reading ({"fu", "reason"} items, before rounding)."""
+        if self._fu_details is None:
+            self._fu_details = _fu_breakdown(*self._detail) if self._detail else []
+        return self._fu_details
+
+    @property
+    def groups(self) -> list[str]:
+        """The chosen decomposition in MPSZ text: closed sets, the pair, then the melds."""
+        if self._groups is None:
+            self._groups = _groups(*self._detail[:2]) if self._detail else []
+        return self._groups
+
+    def __repr__(self) -> str:
+        return f"Result(han={self.han}, fu={self.fu}, limit={self.limit!r}, points={self.points}, yaku={[y.key for y in self.yaku]})"
 
     def to_json(self) -> dict:
         return {
@@ -81,10 +92,33 @@ class Result:
 
 # ---------------------------------------------------------------------------- compiled rule tables
 # An entry is (order, yaku, han closed, han open, yakuman weight); a yakuman is worth 13 han per weight.
-@dataclass(frozen=True)
+class _Stage:
+    """The yaku checked at one stage (once per hand form, or per reading): a compiled gate
+    function and, per set of open gates, the entries worth checking (cached)."""
+
+    __slots__ = ("gates", "groups", "cache")
+
+    def __init__(self, groups: dict[str, list]) -> None:
+        names = list(groups)
+        self.gates = compile_gates(names)
+        self.groups = tuple((1 << i, tuple(groups[n])) for i, n in enumerate(names))
+        self.cache: dict[int, tuple] = {}
+
+    def entries(self, c: Ctx) -> tuple:
+        sig = self.gates(c)
+        hit = self.cache.get(sig)
+        if hit is None:
+            if len(self.cache) > 4096:
+                self.cache.clear()
+            hit = self.cache[sig] = tuple(e for bit, group in self.groups if sig & bit for e in group)
+        return hit
+
+
 class _Table:
-    hand_groups: tuple[tuple[Any, tuple], ...]     # (gate, entries) checked once per hand form
-    reading_groups: tuple[tuple[Any, tuple], ...]  # (gate, entries) checked per reading
+    __slots__ = ("hand", "reading")
+
+    def __init__(self, hand: _Stage, reading: _Stage) -> None:
+        self.hand, self.reading = hand, reading
 
 
 _TABLES: dict[int, tuple[Rules, _Table]] = {}
@@ -103,8 +137,9 @@ def _table(rules: Rules) -> _Table:
 
 
 def _compile(rules: Rules) -> _Table:
-    """The yaku that exist under a rule set, their han there, grouped by gate (yakuman first)."""
-    groups: dict[str, list] = {}
+    """The yaku that exist under a rule set, their han there, grouped by gate (table order kept)."""
+    hand: dict[str, list] = {}
+    reading: dict[str, list] = {}
     for order, y in enumerate(YAKU):
         if y.enabled_by and not getattr(rules, y.enabled_by):
             continue
@@ -114,27 +149,22 @@ def _compile(rules: Rules) -> _Table:
         else:
             han_open = y.han_open if (y.open_needs is None or getattr(rules, y.open_needs)) else 0
             entry = (order, y, y.han, han_open, 0)
-        groups.setdefault(y.gate, []).append(entry)
-    hand = tuple((GATES[g], tuple(e)) for g, e in groups.items() if not YAKU[e[0][0]].per_reading)
-    reading = tuple((GATES[g], tuple(e)) for g, e in groups.items() if YAKU[e[0][0]].per_reading)
-    return _Table(hand, reading)
+        (reading if y.per_reading else hand).setdefault(y.gate, []).append(entry)
+    return _Table(_Stage(hand), _Stage(reading))
 
 
-def _run(groups, c: Ctx, closed: bool, hits: list) -> tuple[int, int]:
-    """Check the yaku of every group whose gate holds; append hits; return (han, yakuman weight)."""
+def _run(entries: tuple, c: Ctx, closed: bool, hits: list) -> tuple[int, int]:
+    """Check yaku entries on a reading; append hits; return (han, yakuman weight)."""
     han = weight = 0
-    for gate, entries in groups:
-        if not gate(c):
-            continue
-        for e in entries:
-            if e[1].check(c):
-                h = e[2] if closed else e[3]
-                if h:
-                    hits.append(e)
-                    if e[4]:
-                        weight += e[4]
-                    else:
-                        han += h
+    for e in entries:
+        if e[1].check(c):
+            h = e[2] if closed else e[3]
+            if h:
+                hits.append(e)
+                if e[4]:
+                    weight += e[4]
+                else:
+                    han += h
     return han, weight
 
 
@@ -327,20 +357,35 @@ def _readings(hand: Hand, conc: tuple[int, ...], win: int) -> list[tuple[int, tu
     """(form, shape, wait, triplet completed by ron or -1) for every reading of the hand."""
     out = []
     if not hand.melds:
-        if is_thirteen_orphans(conc):
+        mask = hand.conc_mask
+        if mask == _YAOCHU_MASK:  # every terminal and honor, nothing else: thirteen orphans
             out.append((KOKUSHI, (-1, (), ()), THIRTEEN if conc[win] == 2 else TANKI, -1))
-        elif is_seven_pairs(conc):
+        elif mask.bit_count() == 7 and is_seven_pairs(conc):
             out.append((CHIITOI, (win, (), ()), TANKI, -1))
     ron = not hand.tsumo
-    for shape in standard_shapes(conc):
+    for shape in standard_shapes(conc, hand.conc_mask):
         for wait, where in _waits(shape, win):
             out.append((STANDARD, shape, wait, where if (ron and wait == SHANPON) else -1))
     return out
 
 
-class _Best:
-    __slots__ = ("key", "shape", "wait", "form", "hits", "han", "fu", "yakuman", "base", "limit", "kazoe",
-                 "renhou", "ron_trip", "pinfu")
+class _Best(NamedTuple):
+    """The reading that scores most, and what it is worth."""
+
+    key: tuple
+    shape: tuple
+    wait: int
+    form: int
+    hits: list
+    han: int
+    fu: int
+    yakuman: int
+    base: int
+    limit: str | None
+    kazoe: bool
+    renhou: bool
+    ron_trip: int
+    pinfu: bool
 
 
 _PINFU = next(y for y in YAKU if y.key == "pinfu")
@@ -377,8 +422,8 @@ def score(hand: Hand, rules: Rules) -> Result:
     value, pair_fu = f.value, f.pair_fu
     rinshan = hand.rinshan
     fu_value = fu_mod.fu_value
-    best: _Best | None = None
     best_key: tuple | None = None
+    best_tuple: tuple = ()
     per_form: dict[int, tuple] = {}
     for form, shape, wait, ron_trip in readings:
         pair, seqs, trips = shape
@@ -392,10 +437,10 @@ def score(hand: Hand, rules: Rules) -> Result:
         fixed = per_form.get(form)
         if fixed is None:  # yaku that hold for every reading of this form are checked once
             fixed_hits: list = []
-            fixed_han, fixed_w = _run(table.hand_groups, c, closed, fixed_hits)
+            fixed_han, fixed_w = _run(table.hand.entries(c), c, closed, fixed_hits)
             fixed = per_form[form] = (fixed_hits, fixed_han, fixed_w)
         hits = list(fixed[0])
-        han, weight = _run(table.reading_groups, c, closed, hits)
+        han, weight = _run(table.reading.entries(c), c, closed, hits)
         han += fixed[1]
         weight += fixed[2]
         pfu = pair_fu[pair] if pair >= 0 else 0
@@ -427,12 +472,9 @@ def score(hand: Hand, rules: Rules) -> Result:
             renhou, base, limit, key = True, 2000, "mangan", (2000, 0, rules.mangan_han, fu)
         if best_key is None or key > best_key:
             best_key = key
-            b = best = _Best()
-            b.key, b.shape, b.wait, b.form, b.hits = key, shape, wait, form, hits
-            b.han, b.fu, b.yakuman, b.base, b.limit = han, fu, weight, base, limit
-            b.kazoe, b.renhou, b.ron_trip, b.pinfu = kazoe, renhou, ron_trip, pinfu
+            best_tuple = (key, shape, wait, form, hits, han, fu, weight, base, limit, kazoe, renhou, ron_trip, pinfu)
 
-    assert best is not None
+    best = _Best(*best_tuple)
     if best.base == 0:
         raise HandError("no yaku: the hand needs at least one yaku (dora alone do not count)")
     if hand.robbed_kan == "ankan" and best.form != KOKUSHI:
@@ -441,7 +483,7 @@ def score(hand: Hand, rules: Rules) -> Result:
 
 
 def _result(hand: Hand, rules: Rules, f: _Facts, b: _Best, notes: list[str]) -> Result:
-    pair, seqs, trips = b.shape
+    pair = b.shape[0]
     closed = f.closed
     yaku: list[YakuHit] = []
     real_yakuman = b.yakuman and not b.kazoe
@@ -456,17 +498,16 @@ def _result(hand: Hand, rules: Rules, f: _Facts, b: _Best, notes: list[str]) -> 
             yaku.append(YakuHit(y.key, y.name, y.name_ja, hc if closed else ho, w))
         han = b.han
         if not real_yakuman:
-            for key, n in (("dora", f.dora), ("ura_dora", f.ura), ("aka_dora", f.aka), ("nuki_dora", f.nuki)):
-                if n:
-                    name, name_ja = DORA_NAMES[key]
-                    yaku.append(YakuHit(key, name, name_ja, n))
+            if f.dora:
+                yaku.append(YakuHit("dora", *DORA_NAMES["dora"], f.dora))
+            if f.ura:
+                yaku.append(YakuHit("ura_dora", *DORA_NAMES["ura_dora"], f.ura))
+            if f.aka:
+                yaku.append(YakuHit("aka_dora", *DORA_NAMES["aka_dora"], f.aka))
+            if f.nuki:
+                yaku.append(YakuHit("nuki_dora", *DORA_NAMES["nuki_dora"], f.nuki))
         elif not rules.yakuman_stacking and len(b.hits) > 1:
             notes.append(f"{rules.name}: several yakuman count as one")
-    if b.form == KOKUSHI:
-        fu, details = 0, []
-    else:
-        fu, details = fu_mod.fu_details(b.form, closed, hand.tsumo, b.pinfu, hand.rinshan, pair,
-                                        f.pair_fu[pair], b.wait, trips, b.ron_trip, f.meld_sets, rules)
     liability = None
     pao_base = 0
     liable = None
@@ -478,15 +519,24 @@ def _result(hand: Hand, rules: Rules, f: _Facts, b: _Best, notes: list[str]) -> 
             pao_base = (8000 * sum(e[4] for e in b.hits if e[1].key in pao_keys)) if rules.yakuman_stacking \
                 else b.base
             liability = {"seat": liable, "yakuman": pao_keys, "base_points": pao_base}
-    payments, points, total = settle(b.base, pao_base, liable, hand.seat_wind == 0, hand.tsumo, hand.seat_wind,
+    tsumo = hand.tsumo
+    payments, points, total = settle(b.base, pao_base, liable, hand.seat_wind == 0, tsumo, hand.seat_wind,
                                      hand.discarder, hand.honba, hand.kyotaku, rules)
     return Result(
-        han=han, fu=fu, yakuman=b.yakuman, limit=b.limit, points=points, payments=payments, total=total, yaku=yaku,
-        fu_details=details, kazoe=b.kazoe, dealer=hand.seat_wind == 0, is_open=not closed,
-        win="tsumo" if hand.tsumo else "ron", form=_FORM_NAMES[b.form], groups=_groups(b, hand),
-        wait=WAIT_NAMES[b.wait], base_points=b.base, honba_points=hand.honba * rules.honba_points,
-        sticks_points=hand.kyotaku * rules.riichi_stick_points, liability=liability, rules=rules.name,
-        players=rules.players, notes=notes)
+        han, b.fu, b.yakuman, b.limit, points, payments, total, yaku,
+        kazoe=b.kazoe, dealer=hand.seat_wind == 0, is_open=not closed, win="tsumo" if tsumo else "ron",
+        form=_FORM_NAMES[b.form], wait=WAIT_NAMES[b.wait], base_points=b.base,
+        honba_points=hand.honba * rules.honba_points, sticks_points=hand.kyotaku * rules.riichi_stick_points,
+        liability=liability, rules=rules.name, players=rules.players, notes=notes,
+        detail=(b, hand, f, rules))
+
+
+def _fu_breakdown(b: _Best, hand: Hand, f: _Facts, rules: Rules) -> list[dict]:
+    if b.form == KOKUSHI:
+        return []
+    pair, _, trips = b.shape
+    return fu_mod.fu_details(b.form, f.closed, hand.tsumo, b.pinfu, hand.rinshan, pair, f.pair_fu[pair], b.wait,
+                             trips, b.ron_trip, f.meld_sets, rules)[1]
 
 
 _FORM_NAMES = ("standard", "seven pairs", "thirteen orphans")

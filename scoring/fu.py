@@ -8,7 +8,7 @@ fu won by ron is 30; pinfu tsumo 20.
 """
 from __future__ import annotations
 
-from .tiles import TILES
+from .tiles import TILE_NAMES
 from .yaku import CHIITOI, KANCHAN, KOKUSHI, PENCHAN, TANKI, WAIT_NAMES, YAOCHU_MASK
 
 
@@ -43,17 +43,17 @@ def fu_details(form: int, closed: bool, tsumo: bool, pinfu: bool, rinshan: bool,
         concealed = t != ron_trip
         f = set_fu(t, concealed, False)
         kind = "closed triplet" if concealed else "triplet completed by ron (open)"
-        out.append({"fu": f, "reason": f"{kind} {TILES[t]}"})
+        out.append({"fu": f, "reason": f"{kind} {TILE_NAMES[t]}"})
         total += f
         if t == ron_trip:
             ron_trip = -2  # only one of two identical triplets is the ron one
     for t, concealed, kan in melds:
         f = set_fu(t, concealed, kan)
         kind = ("closed kan" if concealed else "open kan") if kan else "open triplet"
-        out.append({"fu": f, "reason": f"{kind} {TILES[t]}"})
+        out.append({"fu": f, "reason": f"{kind} {TILE_NAMES[t]}"})
         total += f
     if pair_fu:
-        out.append({"fu": pair_fu, "reason": f"value pair {TILES[pair]}"})
+        out.append({"fu": pair_fu, "reason": f"value pair {TILE_NAMES[pair]}"})
         total += pair_fu
     if wait in (KANCHAN, PENCHAN, TANKI):
         out.append({"fu": 2, "reason": f"{WAIT_NAMES[wait]} wait"})

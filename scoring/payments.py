@@ -54,23 +54,25 @@ def dealer_seat(winner_wind: int) -> str | None:
     return None if winner_wind == 0 else seat_of_wind(0, winner_wind)
 
 
+# (seat, is the dealer's seat) for every paying seat, by (winner wind, players)
+_PAYERS = {(w, n): tuple((SEAT_OF_OFFSET[off], (off + w) % 4 == 0) for off in (3, 2, 1)
+                         if not (n == 3 and (off + w) % 4 == 3))
+           for w in range(4) for n in (3, 4)}
+
+
 def hand_value(base: int, dealer: bool, tsumo: bool, winner_wind: int, rules: Rules,
                discarder: str = "discarder") -> dict[str, int]:
     """What each seat pays for the hand itself (no honba, no liability)."""
     if not tsumo:
-        return {discarder: ceil100(base * (6 if dealer else 4))}
-    absent = absent_seat(winner_wind, rules.players)
-    east = dealer_seat(winner_wind)
+        return {discarder: -(-base * (6 if dealer else 4) // 100) * 100}
     out: dict[str, int] = {}
-    split = rules.players == 3 and rules.sanma_tsumo == "split"
-    absent_share = 2 * base if dealer else base  # the north seat is never the dealer
-    for s in ("left", "across", "right"):
-        if s == absent:
-            continue
-        share = 2 * base if (dealer or s == east) else base
-        if split:
-            share += absent_share // 2 if absent_share % 2 == 0 else (absent_share + 1) // 2
-        out[s] = ceil100(share)
+    extra = 0
+    if rules.players == 3 and rules.sanma_tsumo == "split":
+        absent_share = 2 * base if dealer else base  # the north seat is never the dealer
+        extra = (absent_share + 1) // 2
+    for seat, is_east in _PAYERS[(winner_wind, rules.players)]:
+        share = 2 * base if (dealer or is_east) else base
+        out[seat] = -(-(share + extra) // 100) * 100
     return out
 
 
@@ -80,40 +82,41 @@ def settle(base: int, pao_base: int, liable: str | None, dealer: bool, tsumo: bo
     for (0 without liability); honba and riichi sticks follow the rule set."""
     ron_key = discarder or "discarder"
     honba_total = honba * rules.honba_points
-    pay: dict[str, int] = {}
+    sticks = kyotaku * rules.riichi_stick_points
+    if not pao_base or liable is None:
+        pay = hand_value(base, dealer, tsumo, winner_wind, rules, ron_key)
+        points = sum(pay.values())
+        if honba_total:
+            n = len(pay)
+            each, rest = divmod(honba_total, n)
+            first = True
+            for seat in pay:
+                pay[seat] += each + (rest if first else 0)
+                first = False
+        return pay, points, points + honba_total + sticks
+    pay = {}
 
     def add(seat: str, amount: int) -> None:
         if amount:
             pay[seat] = pay.get(seat, 0) + amount
 
-    if pao_base and liable is not None:
-        rest = base - pao_base
-        pao_value = ceil100(pao_base * (6 if dealer else 4))
-        if tsumo:
-            add(liable, pao_value)
-            if rest:
-                for seat, amount in hand_value(rest, dealer, True, winner_wind, rules).items():
-                    add(seat, amount)
-            add(liable, honba_total)
-        else:
-            if rules.pao_ron == "split":
-                half = pao_value // 2  # yakuman values are multiples of 8000: halves stay round
-                add(liable, half)
-                add(ron_key, pao_value - half)
-            else:
-                add(liable, pao_value)
-            if rest:
-                add(ron_key, ceil100(rest * (6 if dealer else 4)))
-            add(liable if rules.pao_honba == "liable" else ron_key, honba_total)
-        points = sum(pay.values()) - honba_total
+    rest = base - pao_base
+    pao_value = ceil100(pao_base * (6 if dealer else 4))
+    if tsumo:
+        add(liable, pao_value)
+        if rest:
+            for seat, amount in hand_value(rest, dealer, True, winner_wind, rules).items():
+                add(seat, amount)
+        add(liable, honba_total)
     else:
-        for seat, amount in hand_value(base, dealer, tsumo, winner_wind, rules, ron_key).items():
-            add(seat, amount)
-        points = sum(pay.values())
-        if honba_total:
-            payers = list(pay) if tsumo else [ron_key]
-            each = honba_total // len(payers)
-            for i, seat in enumerate(payers):
-                add(seat, each + (honba_total - each * len(payers) if i == 0 else 0))
-    total = points + honba_total + kyotaku * rules.riichi_stick_points
-    return pay, points, total
+        if rules.pao_ron == "split":
+            half = pao_value // 2  # yakuman values are multiples of 8000: halves stay round
+            add(liable, half)
+            add(ron_key, pao_value - half)
+        else:
+            add(liable, pao_value)
+        if rest:
+            add(ron_key, ceil100(rest * (6 if dealer else 4)))
+        add(liable if rules.pao_honba == "liable" else ron_key, honba_total)
+    points = sum(pay.values()) - honba_total
+    return pay, points, points + honba_total + sticks

@@ -47,11 +47,14 @@ class Tile(NamedTuple):
         return self.index >= 27 or self.index % 9 in (0, 8)
 
     def __str__(self) -> str:
-        return f"{0 if self.red else self.number}{self.suit}"
+        return _RED_NAMES[self.index] if self.red else TILE_NAMES[self.index]
 
     def __repr__(self) -> str:
         return f"Tile({self})"
 
+
+TILE_NAMES: tuple[str, ...] = tuple(f"{i % 9 + 1}{SUITS[i // 9]}" for i in range(34))
+_RED_NAMES = {4: "0m", 13: "0p", 22: "0s"}
 
 # The 37 shared tile objects.
 TILES: tuple[Tile, ...] = tuple(Tile(i, False) for i in range(34))
@@ -148,7 +151,7 @@ def format_tiles(tiles: Iterable[Tile], sort: bool = False) -> str:
 
 def tile_name(index: int) -> str:
     """"5m" style name of a tile index (never red)."""
-    return str(TILES[index])
+    return TILE_NAMES[index]
 
 
 def dora_of(indicator: int, three_player: bool = False) -> int:

@@ -26,6 +26,8 @@ def _mask(indices) -> int:
 
 
 HONOR_MASK = _mask(range(27, 34))
+WIND_MASK = _mask(range(27, 31))
+DRAGON_MASK = _mask(range(31, 34))
 TERMINAL_MASK = _mask((0, 8, 9, 17, 18, 26))
 YAOCHU_MASK = HONOR_MASK | TERMINAL_MASK
 GREEN_MASK = _mask((19, 20, 21, 23, 25, GREEN))  # 2 3 4 6 8 sou and hatsu
@@ -69,34 +71,70 @@ class Yaku:
         return self.gate in READING_GATES
 
 
-# Necessary conditions shared by groups of yaku. They only let the engine skip predicates that
-# cannot hold; every predicate is complete on its own (tests check gate => predicate consistency).
-GATES: dict[str, Callable[[Ctx], bool]] = {
-    "always": lambda c: True,
-    "riichi": lambda c: c.hand.riichi or c.hand.double_riichi,
-    "tsumo": lambda c: c.tsumo,
-    "ron": lambda c: not c.tsumo,
-    "first_turn": lambda c: c.hand.tenhou or c.hand.chiihou or c.hand.renhou,
-    "honors": lambda c: bool(c.mask & HONOR_MASK),
-    "no_terminals_honors": lambda c: not c.mask & YAOCHU_MASK,
-    "terminals_honors_only": lambda c: not c.mask & ~YAOCHU_MASK,
-    "one_suit": lambda c: c.suits == 1,
-    "green": lambda c: not c.mask & ~GREEN_MASK,
-    "kans": lambda c: c.kans >= 3,
-    "seven_pairs": lambda c: c.form == CHIITOI,
-    "kokushi": lambda c: c.form == KOKUSHI,
+# Necessary conditions ("gates") of the yaku, as Python expressions on a Ctx `c`. They only let the
+# engine skip predicates that cannot hold — every predicate is complete on its own (the tests
+# check gate => predicate on random hands). All the gates of a hand are evaluated in one call
+# of a function compiled from these expressions, so fine gates cost almost nothing.
+GATE_EXPRESSIONS: dict[str, str] = {
+    "always": "True",
+    "riichi": "c.hand.riichi",
+    "double_riichi": "c.hand.double_riichi",
+    "ippatsu": "c.hand.ippatsu",
+    "closed_tsumo": "c.tsumo and c.closed",
+    "rinshan": "c.hand.rinshan",
+    "haitei": "c.hand.haitei",
+    "chankan": "c.hand.chankan",
+    "houtei": "c.hand.houtei",
+    "tenhou": "c.hand.tenhou",
+    "chiihou": "c.hand.chiihou",
+    "renhou": "c.hand.renhou",
+    "white": "c.mask >> WHITE & 1",
+    "green_dragon": "c.mask >> GREEN & 1",
+    "red_dragon": "c.mask >> RED & 1",
+    "seat_wind": "c.mask >> c.seat & 1",
+    "round_wind": "c.mask >> c.round & 1",
+    "three_dragons": "c.mask & DRAGON_MASK == DRAGON_MASK",
+    "four_winds": "c.mask & WIND_MASK == WIND_MASK",
+    "honors_only": "not c.mask & ~HONOR_MASK",
+    "no_terminals_honors": "not c.mask & YAOCHU_MASK",
+    "terminals_honors_only": "not c.mask & ~YAOCHU_MASK",
+    "terminals_only": "not c.mask & ~TERMINAL_MASK",
+    "one_suit": "c.suits == 1",
+    "one_suit_closed": "c.suits == 1 and c.closed and not c.kans",
+    "green": "not c.mask & ~GREEN_MASK",
+    "kans3": "c.kans == 3",
+    "kans4": "c.kans == 4",
+    "seven_pairs": "c.form == CHIITOI",
+    "kokushi": "c.form == KOKUSHI",
     # per reading
-    "seqs": lambda c: bool(c.seqs),
-    "trips3": lambda c: len(c.trips) >= 3,
+    "seqs": "c.seqs",
+    "seqs3": "len(c.seqs) >= 3",
+    "closed_seqs2": "c.closed and len(c.seqs) >= 2",
+    "pinfu_shape": "c.wait == RYANMEN and c.closed and not c.trips",
+    "no_seqs": "c.form == STANDARD and not c.seqs",
+    "trips3": "len(c.trips) >= 3",
+    "ankou3": "c.ankou >= 3",
+    "ankou4": "c.ankou == 4",
 }
-READING_GATES = frozenset(("seqs", "trips3"))
+READING_GATES = frozenset(("seqs", "seqs3", "closed_seqs2", "pinfu_shape", "no_seqs", "trips3", "ankou3", "ankou4"))
+
+
+def compile_gates(names: list[str]) -> Callable[[Ctx], int]:
+    """One function returning the bit set of the named gates that hold (bit i = names[i])."""
+    terms = " | ".join(f"({1 << i} if ({GATE_EXPRESSIONS[n]}) else 0)" for i, n in enumerate(names)) or "0"
+    return eval(f"lambda c: {terms}", globals())  # noqa: S307 - built only from the constant table above
+
+
+GATES: dict[str, Callable[[Ctx], bool]] = {
+    name: eval(f"lambda c: bool({expr})", globals()) for name, expr in GATE_EXPRESSIONS.items()  # noqa: S307
+}
 
 
 # ---- predicates --------------------------------------------------------------------------------
 def _peikou(c: Ctx) -> int:
     """Number of identical-sequence pairs (closed hands only)."""
     s = c.seqs
-    if len(s) < 2 or not c.closed:
+    if len(s) < 2 or not c.closed or len(set(s)) == len(s):
         return 0
     s = sorted(s)
     n = 0
@@ -219,59 +257,59 @@ def _haitei(c: Ctx) -> bool:
 Y = Yaku
 YAKU: tuple[Yaku, ...] = (
     # yakuman
-    Y("tenhou", "Tenhou", "天和", 13, 0, _flag("tenhou"), "first_turn", yakuman=1),
-    Y("chiihou", "Chiihou", "地和", 13, 0, _flag("chiihou"), "first_turn", yakuman=1),
-    Y("renhou_yakuman", "Renhou", "人和", 13, 0, _flag("renhou"), "first_turn", yakuman=1,
+    Y("tenhou", "Tenhou", "天和", 13, 0, _flag("tenhou"), "tenhou", yakuman=1),
+    Y("chiihou", "Chiihou", "地和", 13, 0, _flag("chiihou"), "chiihou", yakuman=1),
+    Y("renhou_yakuman", "Renhou", "人和", 13, 0, _flag("renhou"), "renhou", yakuman=1,
       enabled_by="renhou_is_yakuman"),
     Y("kokushi_13", "Kokushi musou 13-sided wait", "国士無双十三面待ち", 26, 0,
       lambda c: c.form == KOKUSHI and c.conc[c.win] == 2, "kokushi", yakuman=2),
     Y("kokushi", "Kokushi musou", "国士無双", 13, 0,
       lambda c: c.form == KOKUSHI and c.conc[c.win] == 1, "kokushi", yakuman=1),
-    Y("suuankou_tanki", "Suuankou tanki", "四暗刻単騎", 26, 0, lambda c: c.ankou == 4 and c.wait == TANKI, "trips3",
+    Y("suuankou_tanki", "Suuankou tanki", "四暗刻単騎", 26, 0, lambda c: c.ankou == 4 and c.wait == TANKI, "ankou4",
       yakuman=2),
-    Y("suuankou", "Suuankou", "四暗刻", 13, 0, lambda c: c.ankou == 4 and c.wait != TANKI, "trips3", yakuman=1),
-    Y("daisangen", "Daisangen", "大三元", 13, 13, _daisangen, "honors", yakuman=1),
-    Y("daisuushii", "Daisuushii", "大四喜", 26, 26, _daisuushii, "honors", yakuman=2),
-    Y("shousuushii", "Shousuushii", "小四喜", 13, 13, _shousuushii, "honors", yakuman=1),
-    Y("tsuuiisou", "Tsuuiisou", "字一色", 13, 13, lambda c: not c.mask & ~HONOR_MASK, "honors", yakuman=1),
-    Y("chinroutou", "Chinroutou", "清老頭", 13, 13, lambda c: not c.mask & ~TERMINAL_MASK, "terminals_honors_only",
+    Y("suuankou", "Suuankou", "四暗刻", 13, 0, lambda c: c.ankou == 4 and c.wait != TANKI, "ankou4", yakuman=1),
+    Y("daisangen", "Daisangen", "大三元", 13, 13, _daisangen, "three_dragons", yakuman=1),
+    Y("daisuushii", "Daisuushii", "大四喜", 26, 26, _daisuushii, "four_winds", yakuman=2),
+    Y("shousuushii", "Shousuushii", "小四喜", 13, 13, _shousuushii, "four_winds", yakuman=1),
+    Y("tsuuiisou", "Tsuuiisou", "字一色", 13, 13, lambda c: not c.mask & ~HONOR_MASK, "honors_only", yakuman=1),
+    Y("chinroutou", "Chinroutou", "清老頭", 13, 13, lambda c: not c.mask & ~TERMINAL_MASK, "terminals_only",
       yakuman=1),
     Y("ryuuiisou", "Ryuuiisou", "緑一色", 13, 13, lambda c: not c.mask & ~GREEN_MASK, "green", yakuman=1),
-    Y("junsei_chuuren", "Junsei chuuren poutou", "純正九蓮宝燈", 26, 0, _junsei, "one_suit", yakuman=2),
-    Y("chuuren", "Chuuren poutou", "九蓮宝燈", 13, 0, lambda c: _chuuren(c) and not _junsei(c), "one_suit", yakuman=1),
-    Y("suukantsu", "Suukantsu", "四槓子", 13, 13, lambda c: c.kans == 4, "kans", yakuman=1),
+    Y("junsei_chuuren", "Junsei chuuren poutou", "純正九蓮宝燈", 26, 0, _junsei, "one_suit_closed", yakuman=2),
+    Y("chuuren", "Chuuren poutou", "九蓮宝燈", 13, 0, lambda c: _chuuren(c) and not _junsei(c), "one_suit_closed", yakuman=1),
+    Y("suukantsu", "Suukantsu", "四槓子", 13, 13, lambda c: c.kans == 4, "kans4", yakuman=1),
     # 1 han
     Y("riichi", "Riichi", "立直", 1, 0, lambda c: c.hand.riichi and not c.hand.double_riichi, "riichi"),
-    Y("double_riichi", "Double riichi", "ダブル立直", 2, 0, _flag("double_riichi"), "riichi"),
-    Y("ippatsu", "Ippatsu", "一発", 1, 0, _flag("ippatsu"), "riichi", enabled_by="ippatsu"),
-    Y("menzen_tsumo", "Menzen tsumo", "門前清自摸和", 1, 0, lambda c: c.tsumo and c.closed, "tsumo"),
+    Y("double_riichi", "Double riichi", "ダブル立直", 2, 0, _flag("double_riichi"), "double_riichi"),
+    Y("ippatsu", "Ippatsu", "一発", 1, 0, _flag("ippatsu"), "ippatsu", enabled_by="ippatsu"),
+    Y("menzen_tsumo", "Menzen tsumo", "門前清自摸和", 1, 0, lambda c: c.tsumo and c.closed, "closed_tsumo"),
     Y("pinfu", "Pinfu", "平和", 1, 0,
-      lambda c: c.form == STANDARD and c.closed and not c.trips and c.wait == RYANMEN and not c.value_pair, "seqs"),
+      lambda c: c.form == STANDARD and c.closed and not c.trips and c.wait == RYANMEN and not c.value_pair, "pinfu_shape"),
     Y("tanyao", "Tanyao", "断么九", 1, 1, lambda c: not c.mask & YAOCHU_MASK, "no_terminals_honors",
       open_needs="open_tanyao"),
-    Y("iipeikou", "Iipeikou", "一盃口", 1, 0, lambda c: c.form == STANDARD and _peikou(c) == 1, "seqs"),
-    Y("haku", "Yakuhai: white", "役牌 白", 1, 1, _yakuhai(WHITE), "honors"),
-    Y("hatsu", "Yakuhai: green", "役牌 發", 1, 1, _yakuhai(GREEN), "honors"),
-    Y("chun", "Yakuhai: red", "役牌 中", 1, 1, _yakuhai(RED), "honors"),
-    Y("seat_wind", "Seat wind", "自風牌", 1, 1, lambda c: c.seat in c.trips, "honors"),
-    Y("round_wind", "Round wind", "場風牌", 1, 1, lambda c: c.round in c.trips, "honors"),
-    Y("rinshan", "Rinshan kaihou", "嶺上開花", 1, 1, _flag("rinshan"), "tsumo"),
-    Y("chankan", "Chankan", "搶槓", 1, 1, _flag("chankan"), "ron"),
-    Y("haitei", "Haitei raoyue", "海底摸月", 1, 1, _haitei, "tsumo"),
-    Y("houtei", "Houtei raoyui", "河底撈魚", 1, 1, _flag("houtei"), "ron"),
+    Y("iipeikou", "Iipeikou", "一盃口", 1, 0, lambda c: c.form == STANDARD and _peikou(c) == 1, "closed_seqs2"),
+    Y("haku", "Yakuhai: white", "役牌 白", 1, 1, _yakuhai(WHITE), "white"),
+    Y("hatsu", "Yakuhai: green", "役牌 發", 1, 1, _yakuhai(GREEN), "green_dragon"),
+    Y("chun", "Yakuhai: red", "役牌 中", 1, 1, _yakuhai(RED), "red_dragon"),
+    Y("seat_wind", "Seat wind", "自風牌", 1, 1, lambda c: c.seat in c.trips, "seat_wind"),
+    Y("round_wind", "Round wind", "場風牌", 1, 1, lambda c: c.round in c.trips, "round_wind"),
+    Y("rinshan", "Rinshan kaihou", "嶺上開花", 1, 1, _flag("rinshan"), "rinshan"),
+    Y("chankan", "Chankan", "搶槓", 1, 1, _flag("chankan"), "chankan"),
+    Y("haitei", "Haitei raoyue", "海底摸月", 1, 1, _haitei, "haitei"),
+    Y("houtei", "Houtei raoyui", "河底撈魚", 1, 1, _flag("houtei"), "houtei"),
     # 2 han
     Y("chiitoitsu", "Chiitoitsu", "七対子", 2, 0, lambda c: c.form == CHIITOI, "seven_pairs"),
-    Y("sanshoku", "Sanshoku doujun", "三色同順", 2, 1, _sanshoku, "seqs"),
-    Y("ittsu", "Ittsu", "一気通貫", 2, 1, _ittsu, "seqs"),
+    Y("sanshoku", "Sanshoku doujun", "三色同順", 2, 1, _sanshoku, "seqs3"),
+    Y("ittsu", "Ittsu", "一気通貫", 2, 1, _ittsu, "seqs3"),
     Y("chanta", "Chanta", "混全帯么九", 2, 1, lambda c: bool(c.mask & HONOR_MASK) and _outside(c), "seqs"),
-    Y("toitoi", "Toitoi", "対々和", 2, 2, lambda c: c.form == STANDARD and not c.seqs, "trips3"),
-    Y("sanankou", "Sanankou", "三暗刻", 2, 2, lambda c: c.ankou == 3, "trips3"),
+    Y("toitoi", "Toitoi", "対々和", 2, 2, lambda c: c.form == STANDARD and not c.seqs, "no_seqs"),
+    Y("sanankou", "Sanankou", "三暗刻", 2, 2, lambda c: c.ankou == 3, "ankou3"),
     Y("sanshoku_doukou", "Sanshoku doukou", "三色同刻", 2, 2, _sanshoku_doukou, "trips3"),
-    Y("sankantsu", "Sankantsu", "三槓子", 2, 2, lambda c: c.kans == 3, "kans"),
+    Y("sankantsu", "Sankantsu", "三槓子", 2, 2, lambda c: c.kans == 3, "kans3"),
     Y("honroutou", "Honroutou", "混老頭", 2, 2, _honroutou, "terminals_honors_only"),
-    Y("shousangen", "Shousangen", "小三元", 2, 2, _shousangen, "honors"),
+    Y("shousangen", "Shousangen", "小三元", 2, 2, _shousangen, "three_dragons"),
     # 3 han and more
-    Y("ryanpeikou", "Ryanpeikou", "二盃口", 3, 0, lambda c: c.form == STANDARD and _peikou(c) == 2, "seqs"),
+    Y("ryanpeikou", "Ryanpeikou", "二盃口", 3, 0, lambda c: c.form == STANDARD and _peikou(c) == 2, "closed_seqs2"),
     Y("junchan", "Junchan", "純全帯么九", 3, 2, lambda c: not c.mask & HONOR_MASK and _outside(c), "seqs"),
     Y("honitsu", "Honitsu", "混一色", 3, 2, lambda c: c.suits == 1 and bool(c.mask & HONOR_MASK), "one_suit"),
     Y("chinitsu", "Chinitsu", "清一色", 6, 5, lambda c: c.suits == 1 and not c.mask & HONOR_MASK, "one_suit"),
