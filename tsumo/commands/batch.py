@@ -90,6 +90,18 @@ def _clock(seconds: float) -> str:
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
+# Characters `str.splitlines()` (and some editors) treat as line breaks that json.dumps leaves raw
+# with ensure_ascii=False: escape them so one result stays one line for every reader.
+_LINE_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
+
+
+def _json_line(result: dict) -> str:
+    text = json.dumps(result, ensure_ascii=False)
+    for raw, escaped in _LINE_BREAKS.items():
+        text = text.replace(raw, escaped)
+    return text + "\n"
+
+
 def process(lines: Iterable[str], out: IO[str], score: Callable[[Any], dict],
             default_rules: Any = None, progress: Progress | None = None) -> tuple[int, int]:
     """Score every line, writing results in order; returns (lines, errors)."""
@@ -98,7 +110,7 @@ def process(lines: Iterable[str], out: IO[str], score: Callable[[Any], dict],
         result = score_line(line, number, score, default_rules)
         if result.get("error"):
             errors += 1
-        out.write(json.dumps(result, ensure_ascii=False) + "\n")
+        out.write(_json_line(result))
         done = number
         if progress:
             progress.update(done, errors)
