@@ -118,20 +118,22 @@ def _pool_scan(chunk: Chunk) -> ChunkResult:
 def _run_pool(chunks: list[Chunk], factory: ReaderFactory, gate: GateParams, workers: int,
               skip: Callable[[Chunk], bool]) -> Iterator[ChunkResult]:
     ctx = multiprocessing.get_context("spawn")  # never fork a process holding onnxruntime threads
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_init,
-                                initargs=(factory, gate)) as pool:
+    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_pool_init,
+                                  initargs=(factory, gate))
+    finished = False
+    try:
         futures = {pool.submit(_pool_scan, c): c for c in chunks}
-        try:
-            for fut in cf.as_completed(futures):
-                if fut.cancelled():
-                    continue
-                yield fut.result()
-                for f, c in futures.items():
-                    if not f.done() and skip(c):
-                        f.cancel()
-        finally:
-            for f in futures:
-                f.cancel()
+        for fut in cf.as_completed(futures):
+            if fut.cancelled():
+                continue
+            yield fut.result()
+            for f, c in futures.items():
+                if not f.done() and skip(c):
+                    f.cancel()  # the video broke in an earlier chunk: nothing after it counts
+        finished = True
+    finally:
+        # Interrupted: don't wait for chunks in flight (the checkpoint has everything finished).
+        pool.shutdown(wait=finished, cancel_futures=True)
 
 
 def _run_ray(chunks: list[Chunk], factory: ReaderFactory, gate: GateParams, workers: int,
@@ -278,7 +280,8 @@ def run_audit(videos: list[str], out_dir: Path, factory: ReaderFactory,
             if annotator is None:
                 annotator = factory()
             frame_name = f"frames/v{i + 1:02d}_e{j + 1:02d}.jpg"
-            _save_best_frame(info, ev, annotator, out_dir / frame_name, options.frame_width)
+            if not _save_best_frame(info, ev, annotator, out_dir / frame_name, options.frame_width):
+                frame_name = None
             win = assignment.by_event.get(j) if assignment else None
             context = {**options.context, **(win.context if win else {})}
             result = (scorer or score_json)({**context, **ev.hand})
@@ -301,8 +304,14 @@ def run_audit(videos: list[str], out_dir: Path, factory: ReaderFactory,
     return report
 
 
-def _save_best_frame(info: VideoInfo, ev: Event, reader: FrameReader, path: Path, max_width: int) -> None:
-    frame = next(iter(read_frames(info, [ev.best_index])))
+def _save_best_frame(info: VideoInfo, ev: Event, reader: FrameReader, path: Path, max_width: int) -> bool:
+    """Decode the event's best frame again, draw the reading on it, save it. False if unreadable."""
+    try:
+        frame = next(iter(read_frames(info, [ev.best_index])), None)
+    except VideoError:
+        frame = None
+    if frame is None:
+        return False
     image = reader.annotate(frame)
     h, w = image.shape[:2]
     if w > max_width:
@@ -311,6 +320,7 @@ def _save_best_frame(info: VideoInfo, ev: Event, reader: FrameReader, path: Path
     if not ok:
         raise RuntimeError(f"cannot encode {path}")
     atomic_write(path, buf.tobytes())
+    return True
 
 
 def score_json(hand: dict) -> dict:
