@@ -12,6 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
 from api.schemas import PhotoContext
+from scoring import HandError, resolve_rules
 
 TILE_KEYS = ("concealed", "melds")
 LOC = ("body", "context")
@@ -64,8 +65,6 @@ def merge_hand(read_hand: dict[str, Any], context: PhotoContext) -> dict[str, An
 
 def resolve_context_rules(context: PhotoContext) -> Any:
     """The rule set the context names, checked before any photo work (422 naming the field)."""
-    from scoring import HandError, resolve_rules
-
     try:
         return resolve_rules(context.rules)
     except HandError as exc:

@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 
 from api.request_log import log_fields
 from api.schemas import ErrorBody, HandIn, ScoreResult
+from scoring import score_json
 
 router = APIRouter(prefix="/v1/hands", tags=["hands"])
 
@@ -41,8 +42,6 @@ def error_location(result: dict[str, Any]) -> list[Any]:
 )
 async def score_hand(hand: HandIn, request: Request) -> Any:
     """Score one hand. Defaults: ron, East round, East seat, no dora, the preset's players."""
-    from scoring import score_json
-
     result = score_json(hand.to_contract())
     fields = log_fields(request)
     if result.get("error"):

@@ -23,6 +23,8 @@ from api.inference import Saturated
 from api.request_log import log_fields, request_id
 from api.schemas import ErrorBody, ImageInfo, PhotoContext, PhotoReadResponse, PhotoScoreResponse
 from api.settings import ApiSettings
+from scoring import score_json
+from vision.io import ImageError, load_image, probe_image
 
 router = APIRouter(prefix="/v1/photos", tags=["photos"])
 
@@ -64,8 +66,6 @@ def _image_error(exc: Exception) -> Exception:
 
 def _check_header(data: bytes, settings: ApiSettings) -> ImageInfo:
     """Format and size from the header only; refuse what we will not decode."""
-    from vision.io import ImageError, probe_image
-
     if not data:
         raise RequestValidationError(
             [{"type": "image_empty", "loc": ("body", "photo"), "msg": "the uploaded photo is empty (0 bytes)", "input": None}]
@@ -105,8 +105,6 @@ async def _read(
     request: Request, photo: UploadFile, context_raw: str | None, keep: bool,
     settings: ApiSettings, reader: Any, gate: Any,
 ) -> tuple[PhotoReadResponse, PhotoContext, Any]:
-    from vision.io import ImageError, load_image
-
     started = time.perf_counter()
     context = parse_context(context_raw)
     rules = resolve_context_rules(context)
@@ -168,8 +166,6 @@ async def score_photo(
     """The reading, the §1 hand (reading + context; context wins, e.g. `win_tile`) and its §2
     score. A photo without a complete hand, or a hand the engine refuses, is still a 200: the
     reading is returned so a client can correct tiles, with `error` saying why there is no score."""
-    from scoring import score_json
-
     read, context, reading = await _read(request, photo, context, keep, settings, reader, gate)
     read_hand = read.reading.hand
     if context.win_tile is not None and hasattr(reading, "hand_with_win"):

@@ -8,6 +8,8 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 
 from api.schemas import ErrorBody, RuleField, RuleSetDetail, RuleSetSummary
+from scoring import PRESETS
+from scoring import rules as rules_module
 
 router = APIRouter(prefix="/v1/rules", tags=["rules"])
 
@@ -27,8 +29,6 @@ def _plain(value: Any) -> Any:
 
 
 def _summary(name: str, rules: Any) -> RuleSetSummary:
-    from scoring import rules as rules_module
-
     summaries = getattr(rules_module, "SUMMARIES", {})
     return RuleSetSummary(name=name, players=int(getattr(rules, "players", 4)), description=summaries.get(name))
 
@@ -36,8 +36,6 @@ def _summary(name: str, rules: Any) -> RuleSetSummary:
 @router.get("", response_model=list[RuleSetSummary], summary="List the rule-set presets")
 async def list_rules() -> list[RuleSetSummary]:
     """Every preset a hand's `rules` may name, with its player count."""
-    from scoring import PRESETS
-
     return [_summary(name, rules) for name, rules in PRESETS.items()]
 
 
@@ -47,8 +45,6 @@ async def list_rules() -> list[RuleSetSummary]:
 )
 async def get_rules(name: str) -> RuleSetDetail:
     """The fields a `{"preset": name, ...}` object may override, with this preset's values."""
-    from scoring import PRESETS
-
     rules = PRESETS.get(name)
     if rules is None:
         raise HTTPException(404, f"no rule set named {name!r}; known: {', '.join(PRESETS)}")

@@ -269,7 +269,7 @@ async def _post_async(client: httpx.AsyncClient, data: bytes) -> httpx.Response:
 
 def test_saturated_server_answers_503_with_retry_after_at_once():
     """1 worker, 1 waiting: of 4 simultaneous photos, 2 are served and 2 refused immediately."""
-    reader = FakeReader(delay=0.4)
+    reader = FakeReader(delay=1.0)
     app = _ready_app(reader, inference_workers=1, inference_queue=1)
 
     async def scenario():
@@ -288,13 +288,13 @@ def test_saturated_server_answers_503_with_retry_after_at_once():
         if r.status_code == 503:
             assert int(r.headers["retry-after"]) >= 1
             assert "busy" in r.json()["detail"]
-            assert elapsed < 0.3, "refused at once, not after waiting"
+            assert elapsed < 0.5, "refused at once, not after waiting for a worker (1 s)"
     assert len(reader.calls) == 2
 
 
 def test_inference_runs_off_the_event_loop():
-    """While a (blocking) read takes 0.5 s, the same server answers /healthz in well under that."""
-    reader = FakeReader(delay=0.5)
+    """While a (blocking) read takes 1 s, the same server answers /healthz in well under that."""
+    reader = FakeReader(delay=1.0)
     app = _ready_app(reader)
 
     async def scenario():
@@ -310,7 +310,7 @@ def test_inference_runs_off_the_event_loop():
     photo, health, health_s = asyncio.run(scenario())
     assert photo.status_code == 200 and health.status_code == 200
     assert health.json()["in_flight"] == 1
-    assert health_s < 0.2
+    assert health_s < 0.5
     assert reader.calls[0]["thread"] != "MainThread"
 
 
