@@ -18,7 +18,7 @@ from .hand import Hand
 from .pao import find_liability
 from .payments import absent_seat, limit_and_base, settle, yakuman_limit_name
 from .rules import Rules
-from .tiles import NORTH, TILES, WIND_NAMES, dora_of, format_tiles
+from .tiles import DORA_NEXT, DORA_NEXT_3P, NORTH, TILES, WIND_NAMES, format_tiles
 from .yaku import (CHIITOI, DORA_NAMES, KANCHAN, KOKUSHI, PENCHAN, RENHOU_MANGAN, RYANMEN, SHANPON,
                    STANDARD, TANKI, THIRTEEN, WAIT_NAMES, YAKU, YAOCHU_MASK as _YAOCHU_MASK, Ctx, compile_gates)
 
@@ -266,9 +266,7 @@ _SET_FU = tuple(tuple(fu_mod.set_fu(t, bool(k & 1), bool(k & 2)) for k in range(
 
 def _facts(hand: Hand, rules: Rules) -> _Facts:
     f = _Facts()
-    conc = hand.conc_counts
-    f.conc = conc
-    mask = hand.conc_mask
+    f.conc = hand.conc_counts
     meld_seqs: list[int] = []
     meld_trips: list[int] = []
     meld_sets: list[tuple[int, bool, bool]] = []
@@ -276,8 +274,6 @@ def _facts(hand: Hand, rules: Rules) -> _Facts:
     closed = True
     for m in hand.melds:
         first = m.first
-        for t in m.tiles:
-            mask |= 1 << t.index
         if m.kind == "chi":
             meld_seqs.append(first)
             closed = False
@@ -291,6 +287,7 @@ def _facts(hand: Hand, rules: Rules) -> _Facts:
         meld_trips.append(first)
         meld_sets.append((first, concealed, kan))
         meld_fu += _SET_FU[first][concealed + 2 * kan]
+    mask = hand.hand_mask
     f.mask = mask
     f.suits = (mask & 0x1FF > 0) + (mask & _SUIT_MASKS[1] > 0) + (mask & _SUIT_MASKS[2] > 0)
     f.closed = closed
@@ -301,30 +298,23 @@ def _facts(hand: Hand, rules: Rules) -> _Facts:
     f.kans = kans
     f.ankans = ankans
     f.value, f.pair_fu = _winds(hand.seat_wind, hand.round_wind, rules.double_wind_pair_fu)
-    # dora: a tile counts once per indicator pointing at it
+    # dora: a tile counts once per indicator pointing at it; set-aside norths count as norths
     dora = ura = aka = 0
-    if hand.dora_indicators or hand.ura_indicators:
-        three = rules.players == 3
-        all_counts = list(conc)
-        for m in hand.melds:
-            for t in m.tiles:
-                all_counts[t.index] += 1
-        all_counts[NORTH] += hand.nukidora
+    if hand.dora_indicators:
+        nxt = DORA_NEXT_3P if rules.players == 3 else DORA_NEXT
+        counts = hand.hand_counts
+        nuki = hand.nukidora
         for ind in hand.dora_indicators:
-            dora += all_counts[dora_of(ind.index, three)]
-        if hand.riichi or hand.double_riichi:
+            d = nxt[ind.index]
+            dora += counts[d] + (nuki if d == NORTH else 0)
+        if hand.ura_indicators and (hand.riichi or hand.double_riichi):
             for ind in hand.ura_indicators:
-                ura += all_counts[dora_of(ind.index, three)]
-    reds = hand.red_counts
+                d = nxt[ind.index]
+                ura += counts[d] + (nuki if d == NORTH else 0)
+    reds = hand.hand_reds
     if reds[0] or reds[1] or reds[2]:
         allowed = rules.red_fives
-        for t in hand.concealed:
-            if t.red and allowed[t.index // 9]:
-                aka += 1
-        for m in hand.melds:
-            for t in m.tiles:
-                if t.red and allowed[t.index // 9]:
-                    aka += 1
+        aka = (reds[0] if allowed[0] else 0) + (reds[1] if allowed[1] else 0) + (reds[2] if allowed[2] else 0)
     f.dora, f.ura, f.aka, f.nuki = dora, ura, aka, hand.nukidora
     return f
 
@@ -425,6 +415,8 @@ def score(hand: Hand, rules: Rules) -> Result:
     best_key: tuple | None = None
     best_tuple: tuple = ()
     per_form: dict[int, tuple] = {}
+    hand_stage, reading_stage = table.hand, table.reading
+    reading_gates, reading_cache = reading_stage.gates, reading_stage.cache
     for form, shape, wait, ron_trip in readings:
         pair, seqs, trips = shape
         c.form = form
@@ -437,12 +429,23 @@ def score(hand: Hand, rules: Rules) -> Result:
         fixed = per_form.get(form)
         if fixed is None:  # yaku that hold for every reading of this form are checked once
             fixed_hits: list = []
-            fixed_han, fixed_w = _run(table.hand.entries(c), c, closed, fixed_hits)
+            fixed_han, fixed_w = _run(hand_stage.entries(c), c, closed, fixed_hits)
             fixed = per_form[form] = (fixed_hits, fixed_han, fixed_w)
         hits = list(fixed[0])
-        han, weight = _run(table.reading.entries(c), c, closed, hits)
-        han += fixed[1]
-        weight += fixed[2]
+        han, weight = fixed[1], fixed[2]
+        sig = reading_gates(c)
+        entries = reading_cache.get(sig)
+        if entries is None:
+            entries = reading_stage.entries(c)
+        for e in entries:  # _run, inlined: this is the innermost loop
+            if e[1].check(c):
+                h = e[2] if closed else e[3]
+                if h:
+                    hits.append(e)
+                    if e[4]:
+                        weight += e[4]
+                    else:
+                        han += h
         pfu = pair_fu[pair] if pair >= 0 else 0
         pinfu = False
         if weight:

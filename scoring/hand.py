@@ -22,6 +22,7 @@ HAND_KEYS = frozenset(("concealed", "win_tile", "melds", "win", "round_wind", "s
                        "ura_indicators", "honba", "kyotaku", "nukidora", "discarder", "players", "liable",
                        "robbed_kan") + FLAGS)
 IGNORED_KEYS = frozenset(("rules", "id", "expected"))
+_KNOWN_KEYS = HAND_KEYS | IGNORED_KEYS
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Meld:
         kind, tiles = self.kind, self.tiles
         if kind not in MELD_KINDS:
             raise HandError(f"unknown meld kind {kind!r}; use one of {', '.join(MELD_KINDS)}", f"{where}.kind")
-        if not isinstance(tiles, tuple) or not all(isinstance(t, Tile) for t in tiles):
+        if type(tiles) is not tuple or not all(type(t) is Tile for t in tiles):
             raise HandError("expected a tuple of tiles", f"{where}.tiles")
         idx = sorted(t.index for t in tiles)
         if idx:
@@ -132,15 +133,6 @@ def _tiles(value: Any, where: str) -> list[Tile]:
     raise HandError(f"expected tiles in MPSZ notation, got {type(value).__name__}", where)
 
 
-def _flag(obj: dict, key: str) -> bool:
-    v = obj.get(key, False)
-    if v is None:
-        return False
-    if not isinstance(v, bool):
-        raise HandError(f"expected true or false, got {v!r}", key)
-    return v
-
-
 def _count(obj: dict, key: str, hi: int) -> int:
     v = obj.get(key, 0)
     if v is None:
@@ -196,6 +188,10 @@ class Hand:
     conc_counts: tuple[int, ...] = field(init=False, repr=False, compare=False, default=())
     red_counts: tuple[int, int, int] = field(init=False, repr=False, compare=False, default=(0, 0, 0))
     conc_mask: int = field(init=False, repr=False, compare=False, default=0)  # bit i: tile kind i is concealed
+    # concealed + meld tiles (what dora count on), their kinds as a bit set, and their red fives per suit
+    hand_counts: tuple[int, ...] = field(init=False, repr=False, compare=False, default=())
+    hand_mask: int = field(init=False, repr=False, compare=False, default=0)
+    hand_reds: tuple[int, int, int] = field(init=False, repr=False, compare=False, default=(0, 0, 0))
 
     def __post_init__(self) -> None:
         self.validate()
@@ -229,20 +225,24 @@ class Hand:
         robbed = obj.get("robbed_kan", "kakan")
         if robbed not in ("kakan", "ankan"):
             raise HandError(f"expected 'kakan' or 'ankan', got {robbed!r}", "robbed_kan")
-        notes = tuple(f"ignored unknown key {k!r}" for k in obj if k not in HAND_KEYS and k not in IGNORED_KEYS)
+        notes = tuple(f"ignored unknown key {k!r}" for k in obj if k not in _KNOWN_KEYS)
+        flags = {}
+        get = obj.get
+        for key in FLAGS:
+            v = get(key)
+            if v is True:
+                flags[key] = True
+            elif v is not None and v is not False:
+                raise HandError(f"expected true or false, got {v!r}", key)
         return Hand(
             concealed=concealed, win_tile=win, melds=melds, tsumo=how.lower() == "tsumo",
-            round_wind=parse_wind(obj.get("round_wind", "E"), "round_wind"),
-            seat_wind=parse_wind(obj.get("seat_wind", "E"), "seat_wind"),
-            dora_indicators=dora, ura_indicators=ura,
-            riichi=_flag(obj, "riichi"), double_riichi=_flag(obj, "double_riichi"), ippatsu=_flag(obj, "ippatsu"),
-            rinshan=_flag(obj, "rinshan"), chankan=_flag(obj, "chankan"), haitei=_flag(obj, "haitei"),
-            houtei=_flag(obj, "houtei"), tenhou=_flag(obj, "tenhou"), chiihou=_flag(obj, "chiihou"),
-            renhou=_flag(obj, "renhou"),
+            round_wind=parse_wind(get("round_wind", "E"), "round_wind"),
+            seat_wind=parse_wind(get("seat_wind", "E"), "seat_wind"),
+            dora_indicators=dora, ura_indicators=ura, **flags,
             honba=_count(obj, "honba", 1000), kyotaku=_count(obj, "kyotaku", 1000),
             nukidora=_count(obj, "nukidora", 4),
-            discarder=_seat(obj.get("discarder"), "discarder"), players=players,
-            liable=_seat(obj.get("liable"), "liable"), robbed_kan=robbed, notes=notes)
+            discarder=_seat(get("discarder"), "discarder"), players=players,
+            liable=_seat(get("liable"), "liable"), robbed_kan=robbed, notes=notes)
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {
@@ -280,7 +280,7 @@ class Hand:
         if n_melds > 4:
             raise HandError(f"at most 4 melds, got {n_melds}", "melds")
         for i, m in enumerate(self.melds):
-            if not isinstance(m, Meld):
+            if type(m) is not Meld:
                 raise HandError("expected a Meld", f"melds[{i}]")
         need = 14 - 3 * n_melds
         if len(self.concealed) != need:
@@ -303,8 +303,12 @@ class Hand:
         for m in self.melds:
             for t in m.tiles:
                 counts[t.index] += 1
+                mask |= 1 << t.index
                 if t.red:
                     reds[t.index // 9] += 1
+        object.__setattr__(self, "hand_counts", tuple(counts))
+        object.__setattr__(self, "hand_mask", mask)
+        object.__setattr__(self, "hand_reds", tuple(reds))
         for group in (self.dora_indicators, self.ura_indicators):
             for t in group:
                 counts[t.index] += 1
@@ -313,7 +317,7 @@ class Hand:
         object.__setattr__(self, "red_counts", tuple(reds))
         nuki = self.nukidora
         counts[NORTH] += nuki
-        for i, c in enumerate(counts):
+        for i, c in enumerate(counts) if max(counts) > 4 else ():
             if c > 4:
                 raise HandError(f"{c} copies of {Tile(i)} in the hand, melds, indicators and set-aside norths "
                                 "(a set has 4)", "concealed")

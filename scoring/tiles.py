@@ -168,6 +168,11 @@ def dora_of(indicator: int, three_player: bool = False) -> int:
     return WHITE + (indicator - WHITE + 1) % 3
 
 
+# dora_of for every indicator, 4 and 3 players (the hot path indexes these)
+DORA_NEXT: tuple[int, ...] = tuple(dora_of(i) for i in range(34))
+DORA_NEXT_3P: tuple[int, ...] = tuple(dora_of(i, True) for i in range(34))
+
+
 def parse_wind(value: object, field: str) -> int:
     """A wind as 0..3 (E S W N) from "E", "east", "1z"… ."""
     if isinstance(value, str):
