@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import resource
 import time
 
 import httpx
@@ -121,15 +122,25 @@ def test_hand_json_has_its_own_smaller_limit(make_client):
 def test_pixel_bomb_is_refused_from_the_header_fast(make_client):
     reader = FakeReader()
     client = make_client(reader, max_pixels=1_000_000)
-    bomb = png_declaring(60_000, 60_000)  # 3.6 gigapixels in a ~100-byte file
+    bomb = png_declaring(60_000, 60_000)  # 3.6 gigapixels (10.8 GB as RGB) in a ~100-byte file
     assert len(bomb) < 200
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB, the peak so far
     start = time.perf_counter()
     r = post_photo(client, bomb, name="bomb.png", ctype="image/png")
     elapsed = time.perf_counter() - start
     assert r.status_code == 413
     assert "pixels" in r.json()["detail"]
     assert elapsed < 0.5
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_before < 50_000, "memory stays flat"
     assert reader.calls == []
+
+
+def test_pixel_limit_message_names_the_size_and_the_limit(make_client):
+    client = make_client(max_pixels=1_000_000)
+    r = post_photo(client, png_declaring(10_000, 10_000), name="big.png", ctype="image/png")
+    assert r.status_code == 413
+    assert r.json()["detail"] == ("photo: 10000×10000 = 100,000,000 pixels is over this server's limit of "
+                                  "1,000,000 pixels; send a smaller photo")
 
 
 def test_image_just_over_the_pixel_limit_is_413_and_under_is_read(make_client):
