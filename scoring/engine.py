@@ -403,6 +403,7 @@ def score(hand: Hand, rules: Rules) -> Result:
     c.seat = 27 + hand.seat_wind
     c.round = 27 + hand.round_wind
     c.hand = hand
+    c.flags = hand.flag_bits
     c.rules = rules
     c.kans = f.kans
     dora_total = f.dora + f.ura + f.aka + f.nuki

@@ -192,6 +192,7 @@ class Hand:
     hand_counts: tuple[int, ...] = field(init=False, repr=False, compare=False, default=())
     hand_mask: int = field(init=False, repr=False, compare=False, default=0)
     hand_reds: tuple[int, int, int] = field(init=False, repr=False, compare=False, default=(0, 0, 0))
+    flag_bits: int = field(init=False, repr=False, compare=False, default=0)  # bit i: FLAGS[i] is set
 
     def __post_init__(self) -> None:
         self.validate()
@@ -330,6 +331,11 @@ class Hand:
         self._validate_context()
 
     def _validate_context(self) -> None:
+        bits = 0
+        for i, name in enumerate(FLAGS):
+            if getattr(self, name):
+                bits |= 1 << i
+        object.__setattr__(self, "flag_bits", bits)
         is_open = self.is_open
         riichi = self.riichi or self.double_riichi
         tsumo = self.tsumo

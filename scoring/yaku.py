@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from .hand import FLAGS
 from .tiles import EAST, GREEN, NORTH, RED, WHITE
 
 # ---- forms and waits -------------------------------------------------------------------------
@@ -41,7 +42,7 @@ class Ctx:
     """One reading of a winning hand: what the predicates look at."""
 
     __slots__ = ("form", "closed", "tsumo", "pair", "seqs", "trips", "ankou", "kans", "wait", "mask",
-                 "conc", "win", "seat", "round", "value_pair", "hand", "rules", "suits")
+                 "conc", "win", "seat", "round", "value_pair", "hand", "rules", "suits", "flags")
 
     def __init__(self) -> None:
         self.seqs: tuple[int, ...] = ()
@@ -77,17 +78,9 @@ class Yaku:
 # of a function compiled from these expressions, so fine gates cost almost nothing.
 GATE_EXPRESSIONS: dict[str, str] = {
     "always": "True",
-    "riichi": "c.hand.riichi",
-    "double_riichi": "c.hand.double_riichi",
-    "ippatsu": "c.hand.ippatsu",
+    # one per win flag (riichi, ippatsu, rinshan...): its bit in Hand.flag_bits
+    **{name: f"c.flags & {1 << i}" for i, name in enumerate(FLAGS)},
     "closed_tsumo": "c.tsumo and c.closed",
-    "rinshan": "c.hand.rinshan",
-    "haitei": "c.hand.haitei",
-    "chankan": "c.hand.chankan",
-    "houtei": "c.hand.houtei",
-    "tenhou": "c.hand.tenhou",
-    "chiihou": "c.hand.chiihou",
-    "renhou": "c.hand.renhou",
     "white": "c.mask >> WHITE & 1",
     "green_dragon": "c.mask >> GREEN & 1",
     "red_dragon": "c.mask >> RED & 1",
