@@ -32,12 +32,35 @@ MELD_KINDS = ("called", "minkan", "kakan", "ankan")
 GAP = 0.18  # a gap wider than this × a tile's width separates groups
 PEN_SIDEWAYS_CLOSED = 0.6  # the last closed tile lies sideways (a ron/winning tile shown turned)
 PEN_GAP_INSIDE = 1.0  # a group split by a visible gap
-PEN_NO_GAP = 0.25  # two groups touching
+PEN_NO_GAP = 0.7  # a meld touching what lies before it (graded by the gap)
 PEN_ALL_BACKS = 0.5  # a closed kan shown with four face-down tiles
 PEN_MISSING_DRAWN = 1.5  # 13 tiles and no tile set apart: the winning tile is not in the photo
 PEN_PARTIAL = 2.0  # neither 13 nor 14 tiles: a partial view (allowed, but unlikely for a hand)
 PEN_OFF_ROW_DRAWN = 0.3  # the drawn tile lies off the row
 PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
+PEN_TRIM = 1.2  # a tile at an end of the row left out of the hand (it lies in line with it)
+PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
+
+
+def _set_apart(closed_gaps: Sequence[float], unit: float) -> bool:
+    """Is the last closed tile a little apart: its gap clearly wider than the trend before it?
+
+    Relative, not absolute: boxes of standing tiles seen from above overlap (every gap may be
+    negative), and perspective makes gaps drift along the row, so the last gap is compared with
+    the line fitted through the others.
+    """
+    if not closed_gaps:
+        return False
+    last, rest = closed_gaps[-1], np.asarray(closed_gaps[:-1], float)
+    if len(rest) >= 3:
+        k = np.arange(len(rest))
+        slope, icpt = np.polyfit(k, rest, 1)
+        expected = slope * len(rest) + icpt
+        spread = float(np.abs(rest - (slope * k + icpt)).max())
+    else:
+        expected = float(rest.max()) if len(rest) else 0.0
+        spread = 0.0
+    return last > expected + max(0.12 * unit, 2 * spread)
 
 
 def plain(label: str) -> str:
@@ -186,96 +209,122 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 in_row.add(t)
                 stacked[t] = b
 
-    kinds = [_kind_of(tiles[i]) for i in row_idx]
-    gaps = [fb[row_idx[k + 1]][0] - fb[row_idx[k]][2] for k in range(len(row_idx) - 1)]
-    big = [g > GAP * unit for g in gaps]
-    n = len(row_idx)
-
-    def seg_melds(start: int) -> list[tuple[list[Group], float, float]]:
-        """All ways to cut row_idx[start:] into melds (+ nuki at the end), with penalties
-        (geometric, and for meld classes that form no set)."""
-        if start == n:
-            return [([], 0.0, 0.0)]
-        out: list[tuple[list[Group], float, float]] = []
-        for size in (3, 4):
-            end = start + size
-            if end > n:
-                continue
-            ks = kinds[start:end]
-            ids = tuple(row_idx[start:end])
-            pen = sum(PEN_GAP_INSIDE for k in range(start, end - 1) if big[k])
-            pen += 0.0 if (start == 0 or big[start - 1]) else PEN_NO_GAP
-            group = None
-            if ks.count("S") == 1 and "X" not in ks:
-                pos = ks.index("S")
-                called = ids[pos]
-                if size == 3:
-                    direction = ("left", "across", "right")[pos]
-                    if called in stacked:
-                        add = stacked[called]
-                        group = Group("kakan", ids[: pos + 1] + (add,) + ids[pos + 1 :], called, add, direction)
-                    else:
-                        group = Group("called", ids, called, None, direction)
-                elif called not in stacked:
-                    direction = ("left", "across", "across", "right")[pos]
-                    group = Group("minkan", ids, called, None, direction)
-            elif size == 4 and "S" not in ks:
-                xs = tuple(k for k, c in enumerate(ks) if c == "X")
-                if xs in ((0, 3), (1, 2)):
-                    group = Group("ankan", ids)
-                elif len(xs) == 4:
-                    group = Group("ankan", ids)
-                    pen += PEN_ALL_BACKS
-            if group is not None:
-                kind = "called" if group.kind == "called" else "kan"
-                lab = 0.0 if is_set([tiles[i].label for i in group.tiles], kind) else PEN_NOT_A_SET
-                for rest, p, lp in seg_melds(end):
-                    out.append(([group] + rest, pen + p, lab + lp))
-        # nuki-dora: upright North tiles at the very end (three-player games only)
-        if players == 3 and start > 0 and n - start <= 4 and all(
-                k == "U" and tiles[i].label == "4z" for k, i in zip(kinds[start:], row_idx[start:])):
-            pen = sum(PEN_GAP_INSIDE for k in range(start, n - 1) if big[k])
-            pen += 0.0 if big[start - 1] else PEN_NO_GAP * 2
-            out.append(([Group("nuki", tuple(row_idx[start:]))], pen, 0.0))
-        return out
-
     results: list[Arrangement] = []
-    for c in range(1, n + 1):
-        ks = kinds[:c]
-        if "X" in ks or "S" in ks[:-1]:
-            continue
-        base_pen = PEN_SIDEWAYS_CLOSED if ks[-1] == "S" else 0.0
-        for melds, mpen, lpen in seg_melds(c):
-            closed = tuple(row_idx[:c])
-            groups: list[Group] = []
-            pen = base_pen + mpen
-            notes: list[str] = []
-            inner = [k for k in range(c - 1) if big[k]]
-            drawn: tuple[int, ...] = ()
-            if c >= 2 and (c - 2) in inner:  # the last closed tile set apart: the drawn tile
-                drawn = (closed[-1],)
-                closed = closed[:-1]
-                inner.remove(c - 2)
-            pen += PEN_GAP_INSIDE * len(inner)
-            groups.append(Group("closed", closed))
-            count = c + 3 * sum(g.is_meld for g in melds)
-            if count == 13 and not drawn:
-                loose = _off_row_drawn(tiles, row_idx, stacked, long_side)
-                if loose is not None:
-                    drawn = (loose,)
-                    pen += PEN_OFF_ROW_DRAWN
-                    notes.append("the drawn tile lies off the row")
-                else:
-                    pen += PEN_MISSING_DRAWN
-            elif count not in (13, 14):
-                pen += PEN_PARTIAL
-            if drawn:
-                groups.append(Group("drawn", drawn))
-            groups.extend(melds)
-            results.append(Arrangement(tuple(groups), round(pen + lpen, 6), tuple(row_idx), tuple(notes),
-                                       round(pen, 6)))
+
+    def enumerate_row(row_idx: list[int], trim_pen: float) -> None:
+        """Every arrangement of this stretch of the row into results."""
+        kinds = [_kind_of(tiles[i]) for i in row_idx]
+        # gaps over the typical spacing of touching tiles (boxes may be loose, tight or overlap)
+        gaps = [fb[row_idx[k + 1]][0] - fb[row_idx[k]][2] - baseline for k in range(len(row_idx) - 1)]
+        big = [g > GAP * unit for g in gaps]
+        n = len(row_idx)
+
+        def seg_melds(start: int) -> list[tuple[list[Group], float, float]]:
+            """All ways to cut row_idx[start:] into melds (+ nuki at the end), with penalties
+            (geometric, and for meld classes that form no set)."""
+            if start == n:
+                return [([], 0.0, 0.0)]
+            out: list[tuple[list[Group], float, float]] = []
+            for size in (3, 4):
+                end = start + size
+                if end > n:
+                    continue
+                ks = kinds[start:end]
+                ids = tuple(row_idx[start:end])
+                pen = sum(PEN_GAP_INSIDE for k in range(start, end - 1) if big[k])
+                if start > 0:  # melds usually lie a little apart: the narrower the gap, the less likely
+                    pen += PEN_NO_GAP * float(np.clip((GAP * unit - gaps[start - 1]) / (GAP * unit), 0.0, 1.0))
+                group = None
+                if ks.count("S") == 1 and "X" not in ks:
+                    pos = ks.index("S")
+                    called = ids[pos]
+                    if size == 3:
+                        direction = ("left", "across", "right")[pos]
+                        if called in stacked:
+                            add = stacked[called]
+                            group = Group("kakan", ids[: pos + 1] + (add,) + ids[pos + 1 :], called, add, direction)
+                        else:
+                            group = Group("called", ids, called, None, direction)
+                    elif called not in stacked:
+                        direction = ("left", "across", "across", "right")[pos]
+                        group = Group("minkan", ids, called, None, direction)
+                elif size == 4 and "S" not in ks:
+                    xs = tuple(k for k, c in enumerate(ks) if c == "X")
+                    if xs in ((0, 3), (1, 2)):
+                        group = Group("ankan", ids)
+                    elif len(xs) == 4:
+                        group = Group("ankan", ids)
+                        pen += PEN_ALL_BACKS
+                if group is not None:
+                    kind = "called" if group.kind == "called" else "kan"
+                    lab = 0.0 if is_set([tiles[i].label for i in group.tiles], kind) else PEN_NOT_A_SET
+                    for rest, p, lp in seg_melds(end):
+                        out.append(([group] + rest, pen + p, lab + lp))
+            # nuki-dora: upright North tiles at the very end (three-player games only)
+            if players == 3 and start > 0 and n - start <= 4 and all(
+                    k == "U" and tiles[i].label == "4z" for k, i in zip(kinds[start:], row_idx[start:])):
+                pen = sum(PEN_GAP_INSIDE for k in range(start, n - 1) if big[k])
+                pen += 0.0 if big[start - 1] else PEN_NO_GAP * 2
+                out.append(([Group("nuki", tuple(row_idx[start:]))], pen, 0.0))
+            return out
+
+        for c in range(1, n + 1):
+            ks = kinds[:c]
+            if "X" in ks or "S" in ks[:-1]:
+                continue
+            base_pen = PEN_SIDEWAYS_CLOSED if ks[-1] == "S" else 0.0
+            for melds, mpen, lpen in seg_melds(c):
+                closed = tuple(row_idx[:c])
+                groups: list[Group] = []
+                pen = base_pen + mpen
+                notes: list[str] = []
+                inner = [k for k in range(c - 1) if big[k]]
+                drawn: tuple[int, ...] = ()
+                count = c + 3 * sum(g.is_meld for g in melds)
+                if c >= 2 and ((c - 2) in inner or (count == 14 and _set_apart(gaps[: c - 1], unit))):
+                    drawn = (closed[-1],)  # the last closed tile set apart: the drawn tile
+                    closed = closed[:-1]
+                    if (c - 2) in inner:
+                        inner.remove(c - 2)
+                pen += PEN_GAP_INSIDE * len(inner)
+                groups.append(Group("closed", closed))
+                if count == 13 and not drawn:
+                    loose = _off_row_drawn(tiles, row_idx, stacked, long_side)
+                    if loose is not None:
+                        drawn = (loose,)
+                        pen += PEN_OFF_ROW_DRAWN
+                        notes.append("the drawn tile lies off the row")
+                    else:
+                        pen += PEN_MISSING_DRAWN
+                elif count not in (13, 14):
+                    pen += PEN_PARTIAL
+                if drawn:
+                    groups.append(Group("drawn", drawn))
+                groups.extend(melds)
+                pen += trim_pen
+                results.append(Arrangement(tuple(groups), round(pen + lpen, 6), tuple(row_idx), tuple(notes),
+                                           round(pen, 6)))
+
+    full = row_idx
+    n_full = len(full)
+    raw = [fb[full[k + 1]][0] - fb[full[k]][2] for k in range(n_full - 1)]
+    baseline = float(np.median(raw)) if len(raw) >= 3 else min(raw + [0.0])
+    full_gaps = [g - baseline for g in raw]
+    for a in range(0, 3):  # distractors in line with the hand (a wall's end, a stray tile)
+        for b in range(0, 3):
+            if a + b > 3 or n_full - a - b < 1:
+                continue
+            trim = sum(PEN_TRIM_GAP if full_gaps[k] > GAP * unit else PEN_TRIM for k in range(a))
+            trim += sum(PEN_TRIM_GAP if full_gaps[n_full - 2 - k] > GAP * unit else PEN_TRIM for k in range(b))
+            enumerate_row(full[a:n_full - b], trim)
+    for k, g in enumerate(full_gaps):  # or a whole stretch beyond a gap (a wall, discards)
+        if g > GAP * unit:
+            if n_full - k - 1 > 2:
+                enumerate_row(full[: k + 1], PEN_TRIM_GAP + 0.1 * (n_full - k - 1))
+            if k + 1 > 2:
+                enumerate_row(full[k + 1 :], PEN_TRIM_GAP + 0.1 * (k + 1))
     if not results:  # nothing fits the conventions: read the row as it lies, heavily penalised
-        results.append(Arrangement((Group("closed", tuple(row_idx)),), 5.0, tuple(row_idx),
+        results.append(Arrangement((Group("closed", tuple(full)),), 5.0, tuple(full),
                                    ("the row does not follow the usual layout",), 5.0))
     results.sort(key=lambda a: a.penalty)
     return results[:limit]

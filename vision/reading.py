@@ -449,7 +449,11 @@ def _meld_json(g: Group, gr: GroupReading, labels: dict[int, str]) -> dict[str, 
     faces = [labels[i] for i in g.tiles if labels[i] != BACK]
     if kind not in ("chi", "pon", "minkan", "kakan", "ankan"):
         return None
+    if kind != "ankan" and (_meld_kind(g, labels) is None or g.called is None):
+        return None
     if kind == "ankan":
+        if not faces or len({plain(x) for x in faces}) != 1:
+            return None  # four backs: which tile it is cannot be seen
         face = faces[0]
         tiles = faces + [plain(face)] * (4 - len(faces))
         return {"kind": "ankan", "tiles": mpsz(tiles)}
