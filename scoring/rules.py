@@ -125,9 +125,10 @@ PRESETS: dict[str, Rules] = {
         BASE, name="saikyosen-2022", red_fives=(0, 0, 0), double_wind_pair_fu=2, kiriage=True, kazoe_han=None,
         pao=("daisangen", "daisuushii", "suukantsu")),
     # Mahjong Soul (雀魂) ranked rules: three red fives, kiriage mangan, kazoe yakuman, double yakuman for
-    # the four special hands, double-wind pair 4 fu, kokushi may rob a closed kan.
+    # the four special hands, double-wind pair 4 fu, kokushi may rob a closed kan, pao incl. suukantsu.
     "mahjong-soul": dataclasses.replace(
-        BASE, name="mahjong-soul", kiriage=True, double_yakuman=True, kokushi_chankan_ankan=True),
+        BASE, name="mahjong-soul", kiriage=True, double_yakuman=True, kokushi_chankan_ankan=True,
+        pao=("daisangen", "daisuushii", "suukantsu")),
     # M-League official rules: one red five per suit, ippatsu/ura/kan dora, 7700 rounded up to mangan,
     # no kazoe (13+ han is sanbaiman), pure yakuman combinations stack, no double yakuman hands,
     # double-wind pair 2 fu, no chankan on a closed kan (kokushi included).
