@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from . import fu as fu_mod
@@ -145,10 +146,13 @@ def _compile(rules: Rules) -> _Table:
             continue
         if y.is_yakuman:
             weight = y.yakuman if rules.double_yakuman else 1
-            entry = (order, y, 13 * weight, 13 * weight if y.han_open else 0, weight)
+            han_c, han_o = 13 * weight, 13 * weight if y.han_open else 0
+            entry = (order, y, han_c, han_o, weight,
+                     YakuHit(y.key, y.name, y.name_ja, han_c, weight), YakuHit(y.key, y.name, y.name_ja, han_o, weight))
         else:
             han_open = y.han_open if (y.open_needs is None or getattr(rules, y.open_needs)) else 0
-            entry = (order, y, y.han, han_open, 0)
+            entry = (order, y, y.han, han_open, 0,
+                     YakuHit(y.key, y.name, y.name_ja, y.han), YakuHit(y.key, y.name, y.name_ja, han_open))
         (reading if y.per_reading else hand).setdefault(y.gate, []).append(entry)
     return _Table(_Stage(hand), _Stage(reading))
 
@@ -379,6 +383,7 @@ class _Best(NamedTuple):
 
 
 _PINFU = next(y for y in YAKU if y.key == "pinfu")
+_ORDER = itemgetter(0)
 
 
 def score(hand: Hand, rules: Rules) -> Result:
@@ -497,9 +502,10 @@ def _result(hand: Hand, rules: Rules, f: _Facts, b: _Best, notes: list[str]) -> 
         han = rules.mangan_han
         notes.append("renhou: paid as mangan")
     else:
-        hits = sorted(b.hits) if len(b.hits) > 1 else b.hits
-        for _, y, hc, ho, w in hits:
-            yaku.append(YakuHit(y.key, y.name, y.name_ja, hc if closed else ho, w))
+        hits = sorted(b.hits, key=_ORDER) if len(b.hits) > 1 else b.hits
+        k = 5 if closed else 6
+        for e in hits:
+            yaku.append(e[k])
         han = b.han
         if not real_yakuman:
             if f.dora:
@@ -526,13 +532,17 @@ def _result(hand: Hand, rules: Rules, f: _Facts, b: _Best, notes: list[str]) -> 
     tsumo = hand.tsumo
     payments, points, total = settle(b.base, pao_base, liable, hand.seat_wind == 0, tsumo, hand.seat_wind,
                                      hand.discarder, hand.honba, hand.kyotaku, rules)
-    return Result(
-        han, b.fu, b.yakuman, b.limit, points, payments, total, yaku,
-        kazoe=b.kazoe, dealer=hand.seat_wind == 0, is_open=not closed, win="tsumo" if tsumo else "ron",
-        form=_FORM_NAMES[b.form], wait=WAIT_NAMES[b.wait], base_points=b.base,
-        honba_points=hand.honba * rules.honba_points, sticks_points=hand.kyotaku * rules.riichi_stick_points,
-        liability=liability, rules=rules.name, players=rules.players, notes=notes,
-        detail=(b, hand, f, rules))
+    r = Result.__new__(Result)
+    r.han, r.fu, r.yakuman, r.limit, r.points, r.payments, r.total, r.yaku = \
+        han, b.fu, b.yakuman, b.limit, points, payments, total, yaku
+    r.kazoe, r.dealer, r.is_open, r.win, r.form, r.wait = \
+        b.kazoe, hand.seat_wind == 0, not closed, "tsumo" if tsumo else "ron", _FORM_NAMES[b.form], WAIT_NAMES[b.wait]
+    r.base_points, r.honba_points, r.sticks_points = \
+        b.base, hand.honba * rules.honba_points, hand.kyotaku * rules.riichi_stick_points
+    r.liability, r.rules, r.players, r.notes = liability, rules.name, rules.players, notes
+    r._fu_details = r._groups = None
+    r._detail = (b, hand, f, rules)
+    return r
 
 
 def _fu_breakdown(b: _Best, hand: Hand, f: _Facts, rules: Rules) -> list[dict]:
