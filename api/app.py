@@ -9,17 +9,19 @@ wait for the models. Docs (Swagger UI, ReDoc) are served from local files, no CD
 """
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 
 from api.body_limit import BodyLimitMiddleware
 from api.inference import InferenceGate, Reader, ReaderState
-from api.request_log import RequestLogMiddleware
+from api.request_log import LOGGER_NAME, RequestLogMiddleware, request_id
 from api.routes import hands, health, page, photos, rules
 from api.settings import ApiSettings
 
@@ -70,6 +72,15 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
     app.state.settings = settings
     app.state.reader_state = ReaderState(status="loading" if settings.load_models else "disabled")
     app.state.gate = InferenceGate(workers=settings.inference_workers, queue=settings.inference_queue)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        """A bug is still a JSON answer (with the id to find its traceback in the log), never a crash."""
+        rid = request_id(request)
+        logging.getLogger(LOGGER_NAME).error(
+            "unhandled error", exc_info=exc, extra={"fields": {"event": "error", "request_id": rid}})
+        return JSONResponse(
+            {"detail": f"internal error ({type(exc).__name__}); please report request {rid}"}, status_code=500)
 
     app.include_router(health.router)
     app.include_router(hands.router)

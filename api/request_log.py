@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import time
 import uuid
 from datetime import datetime, timezone
@@ -19,6 +20,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 LOGGER_NAME = "tsumo.api"
 _FIELDS_KEY = "tsumo_log"
 _ID_KEY = "tsumo_request_id"
+_CLIENT_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 class JsonFormatter(logging.Formatter):
@@ -83,7 +85,10 @@ class RequestLogMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = uuid.uuid4().hex[:16]
+        # A proxy's or client's X-Request-ID is kept (if it is a plain token), to trace one request
+        # across systems; otherwise we make one.
+        given = dict(scope.get("headers") or []).get(b"x-request-id", b"").decode("latin-1")
+        request_id = given if _CLIENT_ID.fullmatch(given) else uuid.uuid4().hex[:16]
         fields: dict[str, Any] = {}
         scope[_FIELDS_KEY] = fields
         scope[_ID_KEY] = request_id

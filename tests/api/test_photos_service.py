@@ -398,3 +398,39 @@ def test_score_without_a_hand_returns_the_reading_and_says_why(make_client):
     assert body["result"] is None and body["hand"] is None
     assert "no complete hand" in body["error"]
     assert len(body["reading"]["tiles"]) == 2
+
+
+# ---- a bug in the reader ------------------------------------------------------------------------
+
+
+class BrokenReader(FakeReader):
+    def read(self, image, *, players=4):
+        raise RuntimeError("layout exploded")
+
+
+def test_a_reader_bug_is_a_json_500_with_the_request_id_and_a_logged_traceback(make_client, caplog):
+    from fastapi.testclient import TestClient
+
+    from tests.api.conftest import wait_ready
+
+    caplog.set_level(logging.INFO, logger="tsumo.api")
+    app = create_app(ApiSettings(), reader_factory=lambda s: BrokenReader())
+    with TestClient(app, raise_server_exceptions=False) as client:
+        wait_ready(client)
+        r = client.post("/v1/photos/read", files={"photo": ("a.jpg", jpeg_bytes(), "image/jpeg")},
+                        headers={"x-request-id": "trace-42"})
+        assert r.status_code == 500
+        assert r.json()["detail"] == "internal error (RuntimeError); please report request trace-42"
+        # The server keeps serving.
+        assert client.get("/healthz").status_code == 200
+    lines = [json.loads(JsonFormatter().format(rec)) for rec in caplog.records if rec.name == "tsumo.api"]
+    (trace,) = [x for x in lines if x.get("event") == "error"]
+    assert trace["request_id"] == "trace-42" and "layout exploded" in trace["exc"]
+    (req,) = [x for x in lines if x.get("event") == "request" and x["path"] == "/v1/photos/read"]
+    assert req["status"] == 500 and req["level"] == "error" and req["request_id"] == "trace-42"
+
+
+def test_a_client_request_id_is_kept_only_if_it_is_a_plain_token(client):
+    assert client.get("/healthz", headers={"x-request-id": "abc-123_x.y"}).headers["x-request-id"] == "abc-123_x.y"
+    odd = client.get("/healthz", headers={"x-request-id": "a b\"<script>"}).headers["x-request-id"]
+    assert odd != "a b\"<script>" and len(odd) == 16
