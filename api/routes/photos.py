@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 
@@ -138,7 +139,8 @@ async def _read(
     timings["queue"] = max(0.0, (done - queued) * 1000 - timings["decode"] - timings["read"])
     kept = None
     if keep:
-        kept = _keep(settings, request_id(request), data, info, context, reading_json)
+        kept = await anyio.to_thread.run_sync(  # up to 20 MB of disk writes: not on the event loop
+            _keep, settings, request_id(request), data, info, context, reading_json)
         fields["kept"] = kept
     timings["total"] = (time.perf_counter() - started) * 1000
     timings = {k: round(v, 1) for k, v in timings.items()}
