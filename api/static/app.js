@@ -464,9 +464,16 @@ function boxOf(t) {
   return Array.isArray(b) ? b : [b.x1, b.y1, b.x2, b.y2];
 }
 
+/** Outline on the photo the tiles of the hand that read as `code` (null clears). */
+function highlightBoxes(code) {
+  const tiles = state.reading?.tiles || [];
+  document.querySelectorAll("#photo-boxes rect").forEach((r) => {
+    const t = tiles[Number(r.dataset.index)];
+    r.classList.toggle("hi", !!code && !!t && t.label === code && t.in_hand !== false);
+  });
+}
+
 function selectFromBox(t, rect) {
-  document.querySelectorAll("#photo-boxes rect.hi").forEach((r) => r.classList.remove("hi"));
-  rect.classList.add("hi");
   const btn = [...document.querySelectorAll("#hand .tile")].find((b) => b.dataset.tile === t.label);
   if (btn) btn.click();
 }
@@ -499,6 +506,7 @@ function openPicker(target) {
   } else {
     $("#picker-title").textContent = target.kind === "indicator" ? t.pickIndicator : t.pickAdd;
   }
+  highlightBoxes(current);
   const grid = $("#picker-grid");
   grid.replaceChildren();
   for (const code of ALL_TILES) {
@@ -598,6 +606,7 @@ function wire() {
     else if (where === "meld") openPicker({ kind: "meld", meld: Number(b.dataset.meld), index: Number(b.dataset.index) });
   });
   $("#add-tile").addEventListener("click", () => openPicker({ kind: "add" }));
+  $("#picker").addEventListener("close", () => highlightBoxes(null));
   $("#add-meld").addEventListener("click", () => openPicker({ kind: "new-meld" }));
   $("#clear-hand").addEventListener("click", () => {
     state.hand = { closed: [], win: null, melds: [] };
