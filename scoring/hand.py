@@ -359,7 +359,7 @@ class Hand:
             raise HandError("houtei and chankan cannot both happen (the last discard is not a kan)", "houtei")
         if self.chankan:
             same = sum(1 for t in self.concealed if t.index == self.win_tile.index)
-            same += sum(len(m.tiles) for m in self.melds if m.tiles[0].index == self.win_tile.index and m.kind != "chi")
+            same += sum(1 for m in self.melds for t in m.tiles if t.index == self.win_tile.index)
             if same > 1:
                 raise HandError(f"chankan on {self.win_tile}: the other three are in the robbed kan, so the hand can "
                                 "hold only the robbed one", "chankan")

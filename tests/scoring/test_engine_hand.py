@@ -123,6 +123,16 @@ def test_chankan_needs_the_lone_copy_of_the_win_tile():
     assert where == "chankan" and "robbed" in message
 
 
+def test_chankan_copy_in_a_chi_counts_too():
+    # one 4m in the hand, one in the chi: the robbed kan can't hold the other three
+    obj = {"concealed": "11z456p789s234m", "win_tile": "4m", "chankan": True,
+           "melds": [{"kind": "chi", "tiles": "345m", "from": "left"}]}
+    message, where = err(obj)
+    assert where == "chankan"
+    ok = {**obj, "melds": [{"kind": "chi", "tiles": "678m", "from": "left"}]}
+    assert score_json(ok)["error"] is None
+
+
 def test_no_yaku_is_an_error_and_dora_do_not_help():
     # open hand, no yaku, three dora: still no win (003 4章 ドラについて)
     obj = {"concealed": "234m456p11s", "win_tile": "1s", "dora_indicators": ["3p"],
