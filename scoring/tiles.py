@@ -81,11 +81,16 @@ def tile(text: str, field: str | None = None) -> Tile:
 _WELL_FORMED = re.compile(r"(?:[0-9]+[mps]|[1-7]+z)+")
 _RUN = re.compile(r"[0-9]+[mpsz]")
 _RUN_CACHE: dict[str, tuple[Tile, ...]] = {}
+_TEXT_CACHE: dict[str, tuple[Tile, ...]] = {}
 
 
 def parse_tiles(text: str, field: str | None = None) -> list[Tile]:
     """Parse MPSZ notation ("123m0p" -> 1m 2m 3m 0p). Spaces are ignored; the suit letter may be
     upper case. Raises HandError (naming `field`) on anything else."""
+    if type(text) is str:
+        whole = _TEXT_CACHE.get(text)  # indicators and meld texts ("5m", "777z") repeat all the time
+        if whole is not None:
+            return list(whole)
     if type(text) is str and _WELL_FORMED.fullmatch(text):  # fast path: runs like "234m" repeat a lot
         out: list[Tile] = []
         cache = _RUN_CACHE
@@ -97,6 +102,10 @@ def parse_tiles(text: str, field: str | None = None) -> list[Tile]:
                 suit = run[-1]
                 tiles = cache[run] = tuple(_LOOKUP[(d, suit)] for d in run[:-1])
             out.extend(tiles)
+        if len(text) <= 6:
+            if len(_TEXT_CACHE) > 50000:
+                _TEXT_CACHE.clear()
+            _TEXT_CACHE[text] = tuple(out)
         return out
     return _parse_slow(text, field)
 
