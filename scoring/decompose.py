@@ -15,7 +15,7 @@ Shape = tuple[int, tuple[int, ...], tuple[int, ...]]
 YAOCHU = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=1 << 16)  # bounded: the API scores whatever it is sent
 def suit_shapes(counts: tuple[int, ...]) -> tuple[Shape, ...]:
     """All splits of one suit (9 counts) into sequences, triplets and at most one pair, in local
     indices 0..8. A suit whose tile count is 3k has no pair, 3k+2 exactly one, 3k+1 no split."""
@@ -70,6 +70,8 @@ def _suit_at(counts: tuple[int, ...], suit: int) -> tuple[Shape, ...]:
     cache = _AT[suit]
     hit = cache.get(counts)
     if hit is None:
+        if len(cache) > 1 << 16:
+            cache.clear()
         base = 9 * suit
         hit = cache[counts] = tuple((p + base if p >= 0 else -1, tuple(x + base for x in q), tuple(t + base for t in r))
                                     for p, q, r in suit_shapes(counts))

@@ -7,7 +7,6 @@ yakuman, then more han, then more fu.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
 from typing import Any, NamedTuple
