@@ -135,6 +135,8 @@ def _tiles(value: Any, where: str) -> list[Tile]:
 
 def _count(obj: dict, key: str, hi: int) -> int:
     v = obj.get(key, 0)
+    if type(v) is int and 0 <= v <= hi:
+        return v
     if v is None:
         return 0
     if isinstance(v, float) and v.is_integer():
@@ -226,7 +228,8 @@ class Hand:
         robbed = obj.get("robbed_kan", "kakan")
         if robbed not in ("kakan", "ankan"):
             raise HandError(f"expected 'kakan' or 'ankan', got {robbed!r}", "robbed_kan")
-        notes = tuple(f"ignored unknown key {k!r}" for k in obj if k not in _KNOWN_KEYS)
+        notes = () if _KNOWN_KEYS.issuperset(obj) else \
+            tuple(f"ignored unknown key {k!r}" for k in obj if k not in _KNOWN_KEYS)
         flags = {}
         get = obj.get
         for key in FLAGS:
