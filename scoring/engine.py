@@ -96,10 +96,10 @@ class _Stage:
     """The yaku checked at one stage (once per hand form, or per reading): a compiled gate
     function and, per set of open gates, the entries worth checking (cached)."""
 
-    __slots__ = ("gates", "groups", "cache")
+    __slots__ = ("names", "gates", "groups", "cache")
 
     def __init__(self, groups: dict[str, list]) -> None:
-        names = list(groups)
+        names = self.names = list(groups)
         self.gates = compile_gates(names)
         self.groups = tuple((1 << i, tuple(groups[n])) for i, n in enumerate(names))
         self.cache: dict[int, tuple] = {}
@@ -438,8 +438,7 @@ def score(hand: Hand, rules: Rules) -> Result:
             fixed = per_form[form] = (fixed_hits, fixed_han, fixed_w)
         hits = list(fixed[0])
         han, weight = fixed[1], fixed[2]
-        sig = reading_gates(c)
-        entries = reading_cache.get(sig)
+        entries = reading_cache.get(reading_gates(c))
         if entries is None:
             entries = reading_stage.entries(c)
         for e in entries:  # _run, inlined: this is the innermost loop

@@ -112,10 +112,26 @@ GATE_EXPRESSIONS: dict[str, str] = {
 READING_GATES = frozenset(("seqs", "seqs3", "closed_seqs2", "pinfu_shape", "no_seqs", "trips3", "ankou3", "ankou4"))
 
 
+# Gates that can only hold when a cheaper condition does: evaluated together behind it.
+GATE_FAMILIES: dict[str, str] = {
+    **{name: "c.flags" for name in FLAGS},
+    **{name: "c.mask >> 27" for name in ("white", "green_dragon", "red_dragon", "seat_wind", "round_wind",
+                                          "three_dragons", "four_winds", "honors_only")},
+    **{name: "c.form" for name in ("seven_pairs", "kokushi")},
+    **{name: "c.kans" for name in ("kans3", "kans4")},
+}
+
+
 def compile_gates(names: list[str]) -> Callable[[Ctx], int]:
     """One function returning the bit set of the named gates that hold (bit i = names[i])."""
-    terms = " | ".join(f"({1 << i} if ({GATE_EXPRESSIONS[n]}) else 0)" for i, n in enumerate(names)) or "0"
-    return eval(f"lambda c: {terms}", globals())  # noqa: S307 - built only from the constant table above
+    families: dict[str, list[str]] = {}
+    for i, n in enumerate(names):
+        families.setdefault(GATE_FAMILIES.get(n, ""), []).append(f"({1 << i} if ({GATE_EXPRESSIONS[n]}) else 0)")
+    parts = []
+    for family, terms in families.items():
+        joined = " | ".join(terms)
+        parts.append(f"(({joined}) if ({family}) else 0)" if family else joined)
+    return eval(f"lambda c: {' | '.join(parts) or '0'}", globals())  # noqa: S307 - from the constant tables above
 
 
 GATES: dict[str, Callable[[Ctx], bool]] = {

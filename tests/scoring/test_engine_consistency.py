@@ -74,3 +74,31 @@ def test_fu_value_matches_fu_details_directly():
                         slow = fu_mod.fu_details(0, closed, tsumo, False, False, 31, 2, wait, trips, ron_trip,
                                                  melds, rules)[0]
                         assert fast == slow
+
+
+@pytest.mark.parametrize("preset", ["tenhou", "sanma", "renmei"])
+def test_compiled_gate_signature_equals_each_gate(preset, monkeypatch):
+    # the compiled function groups gates behind cheaper family conditions; it must agree with
+    # evaluating every gate on its own, on every context the engine builds
+    from scoring.yaku import GATES
+    seen = set()
+    real = engine.compile_gates
+
+    def checked_compile(names):
+        fast = real(names)
+
+        def gates(c):
+            got = fast(c)
+            assert got == sum(1 << i for i, n in enumerate(names) if GATES[n](c)), names
+            seen.add((tuple(names), got))
+            return got
+        return gates
+
+    monkeypatch.setattr(engine, "compile_gates", checked_compile)
+    engine._TABLES.clear()
+    try:
+        for h in hands(preset, seed=303):
+            score_json(h)
+    finally:
+        engine._TABLES.clear()
+    assert len(seen) > 20
