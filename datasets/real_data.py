@@ -30,8 +30,13 @@ class BoxedPhoto:
     boxes: np.ndarray                        # N×4 float
     labels: list[str] = field(default_factory=list)  # class per box when known
     complete: bool = True                    # every tile in the photo is boxed (precision is meaningful)
+    exif: bool = False                       # boxes are in EXIF-oriented pixels: load like the app does
 
     def load_rgb(self) -> np.ndarray:
+        if self.exif:
+            from vision.io import load_image
+
+            return load_image(self.path)
         img = cv2.imread(str(self.path), cv2.IMREAD_COLOR)
         if img is None:
             raise ValueError(f"cannot read {self.path}")
@@ -72,23 +77,19 @@ def chinese_split(split: str = "test", root: Path = CHINESE) -> list[BoxedPhoto]
 
 
 def real_dev(root: Path = REAL_DEV, boxes_file: Path = REAL_DEV_BOXES) -> list[BoxedPhoto]:
-    """real-dev photos with the hand-drawn boxes of their hand tiles (only those are boxed)."""
+    """real-dev photos with the hand-drawn boxes of their labelled tiles (only the hand is boxed).
+
+    Box file: `{"tiles": [{"image": "x.jpg", "box": [x1, y1, x2, y2], "label": "5m", …}, …]}` in
+    EXIF-oriented pixels (as `vision.io.load_image` gives them).
+    """
     if not boxes_file.exists():
         raise FileNotFoundError(f"no real-dev boxes at {boxes_file}")
     data = json.loads(boxes_file.read_text())
-    entries = data.get("photos", data) if isinstance(data, dict) else data
-    if isinstance(entries, dict):  # {"image.jpg": [...]} form
-        entries = [{"image": k, "tiles": v} for k, v in entries.items()]
+    by_image: dict[str, list[dict]] = {}
+    for t in data["tiles"]:
+        by_image.setdefault(t["image"], []).append(t)
     out = []
-    for e in entries:
-        tiles = e.get("tiles") or e.get("boxes") or []
-        boxes, labels = [], []
-        for t in tiles:
-            if isinstance(t, dict):
-                boxes.append(t.get("box") or t.get("xyxy"))
-                labels.append(t.get("label") or t.get("cls") or "")
-            else:
-                boxes.append(t[:4])
-                labels.append("")
-        out.append(BoxedPhoto(root / e["image"], np.array(boxes, np.float64).reshape(-1, 4), labels, complete=False))
+    for image, tiles in sorted(by_image.items()):
+        boxes = np.array([t["box"] for t in tiles], np.float64).reshape(-1, 4)
+        out.append(BoxedPhoto(root / image, boxes, [t.get("label", "") for t in tiles], complete=False, exif=True))
     return out

@@ -24,7 +24,7 @@ import numpy as np
 from . import layouts as L
 from .scene import SHARED_DIR, SceneOptions, default_face_source, render_hand_photo
 
-RECIPE_VERSION = 3  # bump when the renderer changes what a seed produces
+RECIPE_VERSION = 4  # bump when the renderer changes what a seed produces
 SIZES = [(640, 480), (640, 480), (480, 640), (640, 360), (640, 640), (576, 432)]
 
 

@@ -507,6 +507,10 @@ def render_hand_photo(
     table = random_table(rng, hand_extent=layout.extent, bounds=bounds, ppu=ppu, kind=opts.table)
     light = np.array([rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(0.8, 2.5)])
     light /= np.linalg.norm(light)
+    # painting and finishing draw from their own streams, so what is painted (e.g. a face-down
+    # variant of the same hand) never changes the rest of the photo
+    paint_rng = np.random.default_rng(int(rng.integers(2**63)))
+    fx_rng = np.random.default_rng(int(rng.integers(2**63)))
 
     image = _render_table(table, cam, rng)
     _draw_shadows(image, poses, props, dims, cam, light, rng)
@@ -528,27 +532,27 @@ def render_hand_photo(
     poses = kept
 
     order = sorted(range(len(poses)), key=lambda i: -cam.to_cam(poses[i].center[None])[0, 2])
-    ambient = rng.uniform(0.55, 0.75)
-    diffuse = rng.uniform(0.25, 0.5)
+    ambient = paint_rng.uniform(0.55, 0.75)
+    diffuse = paint_rng.uniform(0.25, 0.5)
     tex_w = 96
     textures = _Textures(style, (tex_w, int(round(tex_w * dims.height))))
     for i in order:
         p = poses[i]
-        face_rgba = artist.face(p.face, rng) if p.face is not None else None
-        _paint_tile(painter, i, p, dims, cam, light, ambient, diffuse, face_rgba, textures, rng)
+        face_rgba = artist.face(p.face, paint_rng) if p.face is not None else None
+        _paint_tile(painter, i, p, dims, cam, light, ambient, diffuse, face_rgba, textures, paint_rng)
     for prop in props:
         _paint_prop(painter, prop, cam, light, ambient, diffuse)
 
-    if opts.fingers if opts.fingers is not None else (opts.distractors and rng.random() < 0.25):
+    if opts.fingers if opts.fingers is not None else (opts.distractors and fx_rng.random() < 0.25):
         hand_boxes = [_hull(cam, p.corners(dims)) for p in layout.poses]
-        _paint_fingers(painter, rng, hand_boxes)
+        _paint_fingers(painter, fx_rng, hand_boxes)
 
     img = painter.canvas
     if opts.effects:
-        img = _light_and_lens(img, rng, table.gloss)
+        img = _light_and_lens(img, fx_rng, table.gloss)
     img = np.clip(img, 0, 255).astype(np.uint8)
-    if opts.effects and rng.random() < 0.9:
-        q = int(rng.integers(45, 96))
+    if opts.effects and fx_rng.random() < 0.9:
+        q = int(fx_rng.integers(45, 96))
         ok, enc = cv2.imencode(".jpg", cv2.cvtColor(img, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, q])
         img = cv2.cvtColor(cv2.imdecode(enc, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 

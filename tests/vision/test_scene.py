@@ -160,3 +160,16 @@ def test_bad_sequences_are_refused(faces):
     for bad in ["", "1m 2m |", "1q", "8z", "1m=", "0z"]:
         with pytest.raises(SequenceError):
             render_hand_photo(bad, np.random.default_rng(0), artist=faces, size=SMALL)
+
+
+def test_face_down_variant_keeps_the_geometry(faces):
+    """Video generators render a hand and its face-down twin from one seed: same boxes."""
+    up_seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    down_seq = " | ".join(" ".join("x" for _ in g.split()) for g in up_seq.split("|"))
+    _, up = render_hand_photo(up_seq, np.random.default_rng(21), artist=faces, size=SMALL, standing=False)
+    _, down = render_hand_photo(down_seq, np.random.default_rng(21), artist=faces, size=SMALL, standing=False)
+    assert len(up.hand_tiles) == len(down.hand_tiles) == 14
+    assert all(t.cls == BACK for t in down.hand_tiles)
+    for a, b in zip(up.hand_tiles, down.hand_tiles):
+        assert np.allclose(a.box, b.box, atol=1.5)
+    assert up.camera == down.camera
