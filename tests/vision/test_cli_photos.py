@@ -1,0 +1,145 @@
+"""`tsumo read`, `tsumo score`, `tsumo eval-photos`: bad input, exit codes, output.
+
+The reader is swapped for the oracle one of test_pipeline_oracle (the renderer's labels play the
+models), so these tests check the commands, not the models.
+"""
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.test_pipeline_oracle import OracleClassifier, OracleDetector, scene
+from tsumo.cli import main
+from vision.pipeline import PhotoReader
+
+
+def _render(tmp_path, sequence: str, seed: int, name: str = "hand.png", **opts):
+    rng = np.random.default_rng(seed)
+    image, labels = scene.render_hand_photo(sequence, rng, roll_deg=0.0, azimuth_deg=0.0, standing=False,
+                                            size=(960, 720), **opts)
+    path = tmp_path / name
+    cv2.imwrite(str(path), cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
+    return path, labels
+
+
+@pytest.fixture
+def oracle(monkeypatch):
+    """Make the photo commands read with the oracle for whichever photo was rendered last."""
+    state = {}
+
+    def make_reader(args):
+        labels = state["labels"]
+        return PhotoReader(detector=OracleDetector(labels), classifier=OracleClassifier(labels))
+
+    for mod in ("tsumo.commands.read", "tsumo.commands.score", "tsumo.commands.eval_photos"):
+        monkeypatch.setattr(f"{mod}.make_reader", make_reader)
+    return state
+
+
+def test_not_an_image(tmp_path, capsys):
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("this is not a photo")
+    assert main(["read", str(bad)]) == 2
+    assert "not a supported image" in capsys.readouterr().err
+    assert main(["score", str(tmp_path / "missing.jpg")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    assert main(["score", str(empty)]) == 2
+    assert "empty" in capsys.readouterr().err
+
+
+def test_bad_flags_fail_before_reading(tmp_path, capsys):
+    assert main(["score", str(tmp_path / "x.jpg"), "--round", "Q"]) == 2
+    assert "--round" in capsys.readouterr().err
+    assert main(["score", str(tmp_path / "x.jpg"), "--rules", "nosuchrules"]) == 2
+    assert "rules" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:  # argparse's own usage errors
+        main(["score", str(tmp_path / "x.jpg"), "--honba", "-1"])
+    assert exc.value.code == 2
+
+
+def test_missing_models_is_a_clear_error(tmp_path, capsys):
+    path, _ = _render(tmp_path, "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z", 1)
+    assert main(["read", str(path), "--models", str(tmp_path)]) == 2
+    assert "tile_detector.onnx not found" in capsys.readouterr().err
+
+
+def test_score_prints_groups_and_points(tmp_path, capsys, oracle):
+    seq = "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 7z 7z- 7z"
+    path, oracle["labels"] = _render(tmp_path, seq, 2)
+    out_img = tmp_path / "annotated.jpg"
+    assert main(["score", str(path), "--rules", "tenhou", "--round", "E", "--seat", "S", "--tsumo",
+                 "--annotate", str(out_img)]) == 0
+    out = capsys.readouterr().out
+    assert "read: " + seq in out
+    assert "pon" in out and "called from across" in out
+    assert "1300" in out or "points" in out
+    assert "Yakuhai" in out or "yakuhai" in out.lower()
+    assert cv2.imread(str(out_img)) is not None
+
+
+def test_score_json(tmp_path, capsys, oracle):
+    seq = "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 7z 7z- 7z"
+    path, oracle["labels"] = _render(tmp_path, seq, 2)
+    assert main(["score", str(path), "--json", "--dora", "1m", "--seat", "S"]) == 0
+    data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert data["hand"]["melds"] == [{"kind": "pon", "tiles": "777z", "called": "7z", "from": "across"}]
+    assert data["hand"]["dora_indicators"] == ["1m"] and data["hand"]["seat_wind"] == "S"
+    assert data["result"]["error"] is None and data["result"]["han"] >= 2
+    assert data["reading"]["sequence"] == seq
+
+
+def test_thirteen_tiles_needs_the_winning_tile(tmp_path, capsys, oracle):
+    seq = "0m 6m 7m 8m 8m 2s 3s 4s 0s 6s 5p 6p 7p"
+    path, oracle["labels"] = _render(tmp_path, seq, 3)
+    assert main(["score", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "winning tile is not in the photo" in err and "4s" in err and "7s" in err
+    assert main(["score", str(path), "--win", "7s", "--riichi"]) == 0
+    assert "Riichi" in capsys.readouterr().out
+    assert main(["score", str(path), "--win", "9p"]) == 2
+    assert "--win 9p" in capsys.readouterr().err
+
+
+def test_read_json_and_partial_view(tmp_path, capsys, oracle):
+    seq = "3s 0p 3z 1p 1s 6z 8p 0s"
+    path, oracle["labels"] = _render(tmp_path, seq, 4)
+    assert main(["read", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["sequence"] == seq and data["hand"] is None and data["error_code"] == "partial"
+    assert main(["score", str(path)]) == 2
+    assert "not a whole hand" in capsys.readouterr().err
+
+
+def test_eval_photos(tmp_path, capsys, oracle):
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    path, oracle["labels"] = _render(tmp_path, seq, 5)
+    (tmp_path / "labels.jsonl").write_text(
+        json.dumps({"image": path.name, "hand_visible": True, "sequence": seq}) + "\n"
+        + json.dumps({"image": path.name, "hand_visible": True, "sequence": seq.replace("| 5z", "5z")}) + "\n")
+    assert main(["eval-photos", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    summary = json.loads(lines[-1])
+    assert summary["photos"] == 2 and summary["exact_photos"] == 1 and summary["exact"] == 0.5
+    assert summary["tile_accuracy"] == 1.0  # same tiles, only the grouping differs
+    assert lines[0].startswith(path.name + ": exact")
+
+
+@pytest.mark.parametrize("content,message", [
+    (None, "labels.jsonl: missing"),
+    ("not json\n", "not JSON"),
+    ('{"image": "nope.jpg", "sequence": "1m"}\n', "not found"),
+    ('{"image": "x.png", "sequence": "1q 2m"}\n', "bad sequence"),
+    ("\n", "no photos"),
+])
+def test_eval_photos_bad_folder(tmp_path, capsys, content, message):
+    (tmp_path / "x.png").write_bytes(b"")
+    if content is not None:
+        (tmp_path / "labels.jsonl").write_text(content)
+    assert main(["eval-photos", str(tmp_path)]) == 2
+    assert message in capsys.readouterr().err
+    assert main(["eval-photos", str(tmp_path / "nofolder")]) == 2
