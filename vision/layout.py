@@ -112,8 +112,11 @@ class Arrangement:
     def to_sequence(self, tiles: Sequence[TileDetection]) -> Groups:
         """The arrangement in CONTRACTS §3 terms (for labels, evaluation and display)."""
         out: Groups = []
+        in_row = set(self.row)
         for g in self.groups:
-            out.append([SeqTile(tiles[i].label or BACK, sideways=tiles[i].sideways or i == g.added,
+            # a drawn tile lying loose off the row has no meaningful "sideways" (it is not a call)
+            loose = g.kind == "drawn" and g.tiles[0] not in in_row
+            out.append([SeqTile(tiles[i].label or BACK, sideways=(tiles[i].sideways and not loose) or i == g.added,
                                 stacked=i == g.added) for i in g.tiles])
         return out
 

@@ -299,7 +299,7 @@ class Recognition:
 
 REDETECT_ABOVE = 20.0  # residual tilt (degrees) beyond which we detect again on a turned image
 SIDEWAYS_RATIO = 1.33  # aspect (w/h in the frame) over the row's upright median → sideways
-AMBIGUOUS = (1.12, 1.65)  # relative aspects for which both ways are tried
+AMBIGUOUS = (1.1, 2.1)  # relative aspects for which both ways are tried (askew tiles, perspective)
 TOP_K = 3
 
 
