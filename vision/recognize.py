@@ -367,7 +367,7 @@ def _classify(classifier: Classifier, image: np.ndarray, frame: Frame, frame_box
 
 def _pick_row(rows: list[Row], p_back: np.ndarray) -> Row:
     """The hand among candidate rows: a wall is as long as a hand, but shows its backs."""
-    return max(rows, key=lambda r: r.score * (1.15 - float(np.mean(p_back[list(r.indices)]))))
+    return max(rows[:4], key=lambda r: r.score * (1.15 - float(np.mean(p_back[list(r.indices)]))))
 
 
 def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
@@ -392,11 +392,12 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     t1 = time.perf_counter()
     rows = find_rows(photo_boxes, limit=6)
     p_back = np.zeros(len(photo_boxes))
-    if len(rows) > 1:  # only needed to choose between rows
+    if len(rows) > 1:  # only needed to choose between rows: classify their members only
+        members = np.array(sorted({i for r in rows[:4] for i in r.indices}), int)
         photo_frame = Frame(0.0, centre)
-        probs0, _ = _classify(classifier, image, photo_frame, photo_frame.boxes_to_frame(photo_boxes),
-                              np.zeros(len(photo_boxes), bool))
-        p_back = probs0[:, TILE_CLASSES.index(BACK)].astype(float)
+        probs0, _ = _classify(classifier, image, photo_frame, photo_frame.boxes_to_frame(photo_boxes[members]),
+                              np.zeros(len(members), bool))
+        p_back[members] = probs0[:, TILE_CLASSES.index(BACK)]
     timings["first_pass_ms"] = (time.perf_counter() - t1) * 1000
     row = _pick_row(rows, p_back)
     frame = Frame(-row.angle, centre)
