@@ -33,10 +33,18 @@ class YakuHit(NamedTuple):
     yakuman: int = 0
 
     def to_json(self) -> dict:
-        out: dict[str, Any] = {"key": self.key, "name": self.name, "name_ja": self.name_ja, "han": self.han}
-        if self.yakuman:
-            out["yakuman"] = self.yakuman
-        return out
+        cached = _HIT_JSON.get(self)
+        if cached is None:
+            cached = {"key": self.key, "name": self.name, "name_ja": self.name_ja, "han": self.han}
+            if self.yakuman:
+                cached["yakuman"] = self.yakuman
+            if len(_HIT_JSON) > 4096:
+                _HIT_JSON.clear()
+            _HIT_JSON[self] = cached
+        return dict(cached)
+
+
+_HIT_JSON: dict[YakuHit, dict] = {}
 
 
 class Result:
@@ -568,5 +576,5 @@ def _groups(b: _Best, hand: Hand) -> list[str]:
     out += [_TRIP_TEXT[t] for t in trips]
     out.append(_PAIR_TEXT[pair])
     for m in hand.melds:
-        out.append(f"{m.kind} {format_tiles(m.tiles)}")
+        out.append(m.text)
     return out

@@ -43,11 +43,21 @@ class Meld:
         return self.kind != "ankan"
 
     @property
+    def text(self) -> str:
+        """"pon 777z" — the meld in one word of MPSZ."""
+        text = self._text
+        if text is None:
+            text = f"{self.kind} {format_tiles(self.tiles)}"
+            object.__setattr__(self, "_text", text)
+        return text
+
+    @property
     def is_kan(self) -> bool:
         return len(self.tiles) == 4
 
     # derived in validate(): lowest tile index (the set's identity: its tile, or a chi's start)
     first: int = field(init=False, repr=False, compare=False, default=-1)
+    _text: str | None = field(init=False, repr=False, compare=False, default=None)
 
     def validate(self, where: str) -> None:
         kind, tiles = self.kind, self.tiles
