@@ -13,7 +13,7 @@ import pytest
 
 from tests.vision.test_pipeline_oracle import OracleClassifier, OracleDetector, scene
 from tsumo.cli import main
-from vision.pipeline import PhotoReader
+from vision.pipeline import MODELS_DIR as REPO_MODELS, PhotoReader
 
 
 def _render(tmp_path, sequence: str, seed: int, name: str = "hand.png", **opts):
@@ -143,3 +143,16 @@ def test_eval_photos_bad_folder(tmp_path, capsys, content, message):
     assert main(["eval-photos", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
     assert main(["eval-photos", str(tmp_path / "nofolder")]) == 2
+
+
+@pytest.mark.skipif(not (REPO_MODELS / "tile_detector.onnx").is_file() or not (REPO_MODELS / "tile_classifier.onnx").is_file(),
+                    reason="models not trained in this checkout")
+def test_make_demo_scores_the_example(repo_dir, tmp_path, capsys):
+    """What `make demo` runs, with the shipped models."""
+    out = tmp_path / "hand.annotated.jpg"
+    assert main(["score", str(repo_dir / "examples" / "hand.jpg"), "--rules", "tenhou", "--round", "E",
+                 "--seat", "S", "--tsumo", "--annotate", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "read: 2m 3m 4m 0p 6p 7p 1z 1z 5s 5s | 5s | 7z 7z- 7z" in text
+    assert "2700" in text
+    assert cv2.imread(str(out)) is not None

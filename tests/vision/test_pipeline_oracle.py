@@ -169,3 +169,23 @@ def test_rendered_set_500():
     share, misses, skipped = exact_share(range(900_000, 901_000), 500)
     print(f"exact {share:.3f}, skipped {skipped}")
     assert share >= 0.98, (share, misses[:10])
+
+
+class _Nothing:
+    def detect(self, image):
+        return []
+
+    def classify(self, crops):
+        raise AssertionError("nothing to classify")
+
+
+def test_reader_refuses_bad_arrays_and_reads_empty_photos():
+    reader = PhotoReader(detector=_Nothing(), classifier=_Nothing())
+    for bad in (np.zeros((10, 10), np.uint8), np.zeros((10, 10, 4), np.uint8), np.zeros((10, 10, 3), np.float32), "x.jpg"):
+        with pytest.raises(ValueError):
+            reader.read(bad)
+    with pytest.raises(ValueError):
+        reader.read(np.zeros((10, 10, 3), np.uint8), players=5)
+    reading = reader.read(np.zeros((480, 640, 3), np.uint8))
+    assert reading.hand is None and reading.error_code == "no_tiles" and reading.tiles == []
+    assert reading.to_json()["image"] == {"width": 640, "height": 480}
