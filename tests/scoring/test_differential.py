@@ -16,7 +16,9 @@ and reason* (see `exclusion`), never silently; the seed tests cover those rules 
   honba payments have no `OptionalRules` switch: for them han, fu and yaku are compared on
   every hand, points only up to 5 han (where all tables agree).
 - liability (pao) is not in the package: hands where our engine applies it are compared on
-  points and total only (the package would bill the discarder for everything).
+  points and total only (the package would bill the discarder for everything); in three-player
+  a pao tsumo is not comparable at all, since the liable player pays the full value (002
+  §1.1.2(6) "全額") while the package's tsumo total has the absent North's share taken off.
 The generator never produces renhou, haitei together with rinshan, or kokushi robbing a closed
 kan (the package has no rule switch for them either; seed tests cover them).
 """
@@ -96,6 +98,8 @@ def exclusion(hand: GenHand, rules, ours: dict, lib: dict) -> str | None:
             return "double-wind pair fu (seed: 2 fu, package: 4 fu)"
     if not rules.yakuman_stacking and lib.get("yakuman", 0) > 1:
         return "several yakuman count as one (seed), the package adds them up"
+    if ours.get("liability") and hand.tsumo and rules.players == 3:
+        return "3-player tsumo with pao: the liable player pays the full (ron) value, the package has no pao"
     return None
 
 
