@@ -394,8 +394,9 @@ class HandGenerator:
             h.discarder = None if rng.random() < 0.1 else self._source()
         h.honba = rng.choices(range(6), [50, 20, 12, 8, 5, 5])[0]
         h.kyotaku = rng.choices(range(4), [60, 25, 10, 5])[0]
-        if self.players == 3 and not (f.get("tenhou") or f.get("chiihou") or f.get("double_riichi")):
-            # 002 §1.1.1(12): setting a north aside rules out tenhou, chiihou and double riichi
+        if self.players == 3 and not (f.get("tenhou") or f.get("chiihou")):
+            # 002 §1.1.1(12): a north set aside before the win rules out tenhou and chiihou (a double
+            # riichi declared before setting norths aside stands, like a closed kan after riichi)
             free_north = 4 - self.counts[NORTH]
             h.nukidora = rng.choices(range(free_north + 1), [50, 25, 12, 8, 5][: free_north + 1])[0]
             self.counts[NORTH] += h.nukidora

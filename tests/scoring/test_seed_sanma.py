@@ -222,6 +222,17 @@ def test_rinshan_on_the_replacement_tile_after_a_north():
     assert han_of(res, "rinshan") == 1
 
 
+@pytest.mark.xfail(strict=True, reason="engine: tenhou/chiihou with nukidora accepted (check reverted in 951c230)")
+@pytest.mark.parametrize("flag, seat", [("tenhou", "E"), ("chiihou", "S")])
+def test_no_tenhou_or_chiihou_once_a_north_is_set_aside(flag, seat):
+    """1.1.1(12) 北を抜いた時点で天和、地和、ダブルリーチは成立せず (a north set aside before the win
+    means the first draw was not a plain win). A double riichi declared before a later north stands."""
+    base = sanma("111m999m123p456s11z", "1z", tsumo=True, seat=seat, **{flag: True})
+    assert ok(base)["yakuman"] == 1
+    res = score_json({**base, "nukidora": 1})
+    assert res["error"] and res["error_field"] == flag
+
+
 def test_ron_on_a_set_aside_north_is_not_chankan():
     """1.1.1(13) 抜いた北でロンアガリできるが、槍槓としての役はつかない."""
     res = score_json(sanma("19m19p19s12356774z", "4z", chankan=True))
