@@ -413,6 +413,8 @@ async function onPhoto(file) {
     const faces = tiles.filter((t) => t.in_hand !== false).map((t) => t.label).filter((l) => l && l !== "back");
     state.hand = { closed: sortTiles(faces), win: null, melds: [] };
   }
+  const nuki = (readHand || partial || {}).nukidora;
+  if (typeof nuki === "number") { state.ctx.nukidora = nuki; renderContext(); }
   let msg = T().readDone(tiles.length, Math.round(body.timings_ms?.total ?? 0));
   if (readHand) {
     if (state.uncertain.size) msg += " " + T().uncertain(state.uncertain.size);
