@@ -9,93 +9,20 @@ from __future__ import annotations
 
 from functools import lru_cache
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from . import fu as fu_mod
+from .checks import check_rules
 from .decompose import is_seven_pairs, standard_shapes
 from .errors import HandError
 from .hand import Hand
 from .pao import find_liability
-from .payments import absent_seat, limit_and_base, settle, yakuman_limit_name
+from .payments import limit_and_base, settle, yakuman_limit_name
+from .result import Result, YakuHit
 from .rules import Rules
-from .tiles import DORA_NEXT, DORA_NEXT_3P, NORTH, TILES, WIND_NAMES, format_tiles
+from .tiles import DORA_NEXT, DORA_NEXT_3P, NORTH, TILES, format_tiles
 from .yaku import (CHIITOI, DORA_NAMES, KANCHAN, KOKUSHI, PENCHAN, RENHOU_MANGAN, RYANMEN, SHANPON,
                    STANDARD, TANKI, THIRTEEN, WAIT_NAMES, YAKU, YAOCHU_MASK as _YAOCHU_MASK, Ctx, compile_gates)
-
-
-class YakuHit(NamedTuple):
-    """One counted yaku (or dora entry) with the han it is worth in this hand."""
-
-    key: str
-    name: str
-    name_ja: str
-    han: int
-    yakuman: int = 0
-
-    def to_json(self) -> dict:
-        cached = _HIT_JSON.get(self)
-        if cached is None:
-            cached = {"key": self.key, "name": self.name, "name_ja": self.name_ja, "han": self.han}
-            if self.yakuman:
-                cached["yakuman"] = self.yakuman
-            if len(_HIT_JSON) > 4096:
-                _HIT_JSON.clear()
-            _HIT_JSON[self] = cached
-        return dict(cached)
-
-
-_HIT_JSON: dict[YakuHit, dict] = {}
-
-
-class Result:
-    """The score of one hand (CONTRACTS §2 plus the working). `fu_details` and `groups` (the
-    chosen decomposition) are worked out when first read: most callers only want the points."""
-
-    __slots__ = ("han", "fu", "yakuman", "limit", "points", "payments", "total", "yaku", "kazoe", "dealer",
-                 "is_open", "win", "form", "wait", "base_points", "honba_points", "sticks_points", "liability",
-                 "rules", "players", "notes", "_detail", "_fu_details", "_groups")
-
-    def __init__(self, han: int, fu: int, yakuman: int, limit: str | None, points: int, payments: dict[str, int],
-                 total: int, yaku: list[YakuHit], *, kazoe: bool = False, dealer: bool = False, is_open: bool = False,
-                 win: str = "ron", form: str = "standard", wait: str | None = None, base_points: int = 0,
-                 honba_points: int = 0, sticks_points: int = 0, liability: dict | None = None, rules: str = "",
-                 players: int = 4, notes: list[str] | None = None, fu_details: list[dict] | None = None,
-                 groups: list[str] | None = None, detail: tuple | None = None) -> None:
-        self.han, self.fu, self.yakuman, self.limit = han, fu, yakuman, limit
-        self.points, self.payments, self.total, self.yaku = points, payments, total, yaku
-        self.kazoe, self.dealer, self.is_open, self.win, self.form, self.wait = kazoe, dealer, is_open, win, form, wait
-        self.base_points, self.honba_points, self.sticks_points = base_points, honba_points, sticks_points
-        self.liability, self.rules, self.players = liability, rules, players
-        self.notes = notes if notes is not None else []
-        self._fu_details, self._groups, self._detail = fu_details, groups, detail
-
-    @property
-    def fu_details(self) -> list[dict]:
-        """The fu breakdown of the chosen reading ({"fu", "reason"} items, before rounding)."""
-        if self._fu_details is None:
-            self._fu_details = _fu_breakdown(*self._detail) if self._detail else []
-        return self._fu_details
-
-    @property
-    def groups(self) -> list[str]:
-        """The chosen decomposition in MPSZ text: closed sets, the pair, then the melds."""
-        if self._groups is None:
-            self._groups = _groups(*self._detail[:2]) if self._detail else []
-        return self._groups
-
-    def __repr__(self) -> str:
-        return f"Result(han={self.han}, fu={self.fu}, limit={self.limit!r}, points={self.points}, yaku={[y.key for y in self.yaku]})"
-
-    def to_json(self) -> dict:
-        return {
-            "han": self.han, "fu": self.fu, "yakuman": self.yakuman, "limit": self.limit,
-            "points": self.points, "payments": dict(self.payments), "total": self.total,
-            "yaku": [y.to_json() for y in self.yaku], "error": None,
-            "fu_details": self.fu_details, "kazoe": self.kazoe, "dealer": self.dealer, "is_open": self.is_open,
-            "win": self.win, "form": self.form, "groups": self.groups, "wait": self.wait,
-            "base_points": self.base_points, "honba_points": self.honba_points, "sticks_points": self.sticks_points,
-            "liability": self.liability, "rules": self.rules, "players": self.players, "notes": self.notes,
-        }
 
 
 # ---------------------------------------------------------------------------- compiled rule tables
@@ -177,75 +104,6 @@ def _run(entries: tuple, c: Ctx, closed: bool, hits: list) -> tuple[int, int]:
                 else:
                     han += h
     return han, weight
-
-
-# ---------------------------------------------------------------------------- checks needing rules
-_MANZU_2_TO_8 = frozenset(range(1, 8))
-
-
-def _check_rules(hand: Hand, rules: Rules) -> list[str]:
-    """Rule-set-dependent checks; returns notes for things scored differently than flagged."""
-    notes: list[str] = list(hand.notes)
-    players = rules.players
-    if hand.players is not None and hand.players != players:
-        raise HandError(f"rule set {rules.name!r} is for {players} players; choose a {hand.players}-player rule set "
-                        f"(e.g. {'sanma or tenhou-sanma' if hand.players == 3 else 'tenhou'})", "players")
-    if players == 3:
-        _check_three_player(hand)
-    if hand.nukidora:
-        if players != 3:
-            raise HandError("nuki-dora (north set aside) exist only in 3-player games", "nukidora")
-        if not rules.nukidora:
-            raise HandError(f"rule set {rules.name!r} does not set norths aside", "nukidora")
-    reds = hand.red_counts
-    if reds[0] or reds[1] or reds[2]:
-        for s, n in enumerate(reds):
-            if n and n > rules.red_fives[s]:
-                name = f"0{'mps'[s]}"
-                if rules.red_fives[s] == 0:
-                    notes.append(f"{rules.name} has no red fives: {name} counted as a plain 5{'mps'[s]}")
-                else:
-                    raise HandError(f"{n} red {name} but the set has {rules.red_fives[s]}", "concealed")
-    if len(hand.dora_indicators) > 1 and not rules.kan_dora:
-        raise HandError(f"{rules.name} turns over one dora indicator (no kan dora), got {len(hand.dora_indicators)}",
-                        "dora_indicators")
-    if hand.ura_indicators and not rules.ura_dora:
-        raise HandError(f"{rules.name} has no ura dora", "ura_indicators")
-    if hand.ippatsu and not rules.ippatsu:
-        notes.append(f"ippatsu is not a yaku in {rules.name}: not counted")
-    if hand.haitei and hand.rinshan and not rules.haitei_with_rinshan:
-        notes.append("haitei is not counted together with rinshan kaihou: rinshan only")
-    if hand.renhou and rules.renhou == "none":
-        notes.append(f"renhou is not a yaku in {rules.name}: not counted")
-    if hand.robbed_kan == "ankan" and not rules.kokushi_chankan_ankan:
-        raise HandError(f"in {rules.name} a closed kan cannot be robbed, not even for kokushi", "robbed_kan")
-    if hand.honba and not rules.honba_points:
-        notes.append(f"{rules.name} pays nothing for honba")
-    return notes
-
-
-def _check_three_player(hand: Hand) -> None:
-    groups = [("concealed", hand.concealed)] + [(f"melds[{i}].tiles", m.tiles) for i, m in enumerate(hand.melds)] \
-        + [("dora_indicators", hand.dora_indicators), ("ura_indicators", hand.ura_indicators)]
-    for where, group in groups:
-        for t in group:
-            if t.index in _MANZU_2_TO_8:
-                raise HandError(f"{t} is not in a 3-player set (manzu 2-8 are removed)", where)
-    for i, m in enumerate(hand.melds):
-        if m.kind == "chi":
-            raise HandError("no chi in 3-player mahjong", f"melds[{i}].kind")
-    if hand.seat_wind == 3:
-        raise HandError("3-player seats are E, S, W (north is empty)", "seat_wind")
-    if hand.round_wind == 3:
-        raise HandError("3-player rounds are E, S or W", "round_wind")
-    absent = absent_seat(hand.seat_wind, 3)
-    for where, seat in [("discarder", hand.discarder), ("liable", hand.liable)] + \
-            [(f"melds[{i}].from", m.from_) for i, m in enumerate(hand.melds)]:
-        if seat is not None and seat == absent:
-            raise HandError(f"the {absent} seat is the empty north seat in 3-player "
-                            f"(winner {WIND_NAMES[hand.seat_wind]})", where)
-    if hand.chankan and hand.win_tile.index == NORTH:
-        raise HandError("ron on a set-aside north is allowed but is not chankan", "chankan")
 
 
 # ---------------------------------------------------------------------------- the hand's constants
@@ -395,7 +253,7 @@ _ORDER = itemgetter(0)
 
 def score(hand: Hand, rules: Rules) -> Result:
     """Score a validated hand under a rule set (HandError if it is not a winning hand or has no yaku)."""
-    notes = _check_rules(hand, rules)
+    notes = check_rules(hand, rules)
     win = hand.win_tile.index
     f = _facts(hand, rules)
     readings = _readings(hand, f.conc, win)
@@ -547,7 +405,7 @@ def _result(hand: Hand, rules: Rules, f: _Facts, b: _Best, notes: list[str]) -> 
         b.base, hand.honba * rules.honba_points, hand.kyotaku * rules.riichi_stick_points
     r.liability, r.rules, r.players, r.notes = liability, rules.name, rules.players, notes
     r._fu_details = r._groups = None
-    r._detail = (b, hand, f, rules)
+    r._detail = (_fu_breakdown, _groups, (b, hand, f, rules))
     return r
 
 
@@ -565,7 +423,7 @@ _TRIP_TEXT = tuple(format_tiles([t] * 3) for t in TILES)
 _PAIR_TEXT = tuple(format_tiles([t] * 2) for t in TILES)
 
 
-def _groups(b: _Best, hand: Hand) -> list[str]:
+def _groups(b: _Best, hand: Hand, *_) -> list[str]:
     """The chosen decomposition in MPSZ text: closed sets, the pair, then the melds as given."""
     pair, seqs, trips = b.shape
     if b.form == KOKUSHI:
