@@ -55,6 +55,14 @@ def test_winning_tile_defaults_to_the_last_tile_written(capsys):
     assert json.loads(with_default)["wait"] == "shanpon"
 
 
+def test_the_13_waiting_tiles_plus_win_are_enough(capsys):
+    _, waiting, _ = run_cli(capsys, "hand", "123m456p789s1122z", "--win", "2z", "--riichi", "--json")
+    _, full, _ = run_cli(capsys, "hand", "123m456p789s11222z", "--win", "2z", "--riichi", "--json")
+    assert json.loads(waiting) == json.loads(full) and json.loads(full)["error"] is None
+    code, _, err = run_cli(capsys, "hand", "123m456p789s1122z", "--riichi")  # no --win: nothing to add
+    assert code == 2 and "expected 14 tiles" in err
+
+
 def test_meld_flags_build_the_contract_melds_in_command_line_order(capsys):
     from tsumo.commands.hand import build_hand, register
     import argparse

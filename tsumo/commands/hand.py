@@ -2,8 +2,9 @@
 
 The flags build a CONTRACTS §1 object, `scoring.score_json` scores it, and the result is printed
 readably (or as the §2 JSON with `--json`). Everything the engine needs to know about the win is
-a flag; nothing is guessed except two documented defaults: the winning tile is the last tile of
-the concealed string when `--win` is left out, and a call's sideways tile is the called one.
+a flag; nothing is guessed except documented defaults: the winning tile is the last tile of the
+concealed string when `--win` is left out (and is added to the string when it holds only the 13
+waiting tiles), and a pon/kan's called tile is its plain tile.
 
 Meld syntax: `TILES[:FROM[:CALLED]]`, e.g. `--pon 777z:across`, `--chi 345s:left:4s`,
 `--kakan 9999p:right`, `--minkan 2222s:left`, `--ankan 1111m`; tiles may also be written one by
@@ -188,9 +189,13 @@ def build_hand(args: argparse.Namespace) -> dict[str, Any]:
     if len(win) != 1:
         raise UsageError(f"--win: expected one tile, got {args.win!r}")
     melds = [parse_meld(kind, spec) for kind, spec in args.melds]
+    written = args.concealed.replace(" ", "").replace(",", "")
+    if args.win and len(concealed) == 13 - 3 * len(melds):
+        # the 13 tiles of a waiting hand plus --win: the winning tile was not written, add it
+        written = compact(concealed + win)
     obj: dict[str, Any] = {
         "rules": build_rules(args.rules, args.rule),
-        "concealed": args.concealed.replace(" ", "").replace(",", ""),
+        "concealed": written,
         "win_tile": win[0],
         "melds": melds,
         "win": args.win_kind or "ron",
