@@ -395,20 +395,25 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     if len(rows) > 1:  # only needed to choose between rows: classify their members only
         members = np.array(sorted({i for r in rows[:4] for i in r.indices}), int)
         photo_frame = Frame(0.0, centre)
-        probs0, _ = _classify(classifier, image, photo_frame, photo_frame.boxes_to_frame(photo_boxes[members]),
-                              np.zeros(len(members), bool))
+        probs0, flips0 = _classify(classifier, image, photo_frame, photo_frame.boxes_to_frame(photo_boxes[members]),
+                                   np.zeros(len(members), bool))
         p_back[members] = probs0[:, TILE_CLASSES.index(BACK)]
+        first_pass = {int(k): (probs0[j], flips0[j]) for j, k in enumerate(members)}
+    else:
+        first_pass = {}
     timings["first_pass_ms"] = (time.perf_counter() - t1) * 1000
     row = _pick_row(rows, p_back)
     frame = Frame(-row.angle, centre)
     residual = abs(((row.angle + 45) % 90) - 45)
     frame_boxes = frame.boxes_to_frame(photo_boxes)
+    redetected = False
     if residual > REDETECT_ABOVE:
         t = time.perf_counter()
         turned = getattr(detector, "detect_turned", None)  # a test oracle's seam, see Detector
         fb, sc = turned(image, frame) if turned else _redetect_turned(image, detector, frame)
         timings["redetect_ms"] = (time.perf_counter() - t) * 1000
         if len(fb):
+            redetected = True
             old_centres = (photo_boxes[:, :2] + photo_boxes[:, 2:]) / 2
             frame_boxes, scores = fb, sc
             photo_boxes = np.array([frame_box_to_photo_box(frame, b) for b in frame_boxes]).reshape(-1, 4)
@@ -424,8 +429,21 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     timings["geometry_ms"] = (time.perf_counter() - t1) * 1000 - timings["first_pass_ms"] - timings.get("redetect_ms", 0.0)
 
     t2 = time.perf_counter()
-    probs, flips = _classify(classifier, image, frame, frame_boxes[np.concatenate([todo, twice])],
-                             np.concatenate([sideways[todo], ~sideways[twice]]))
+    # An upright tile of a nearly level photo was already cut out the same way by the first pass.
+    level = not redetected and abs(((frame.angle + 180) % 360) - 180) < 4.0
+    reuse = {int(k) for k in todo if level and not sideways[k] and int(k) in first_pass}
+    fresh = np.array([k for k in todo if int(k) not in reuse], int)
+    p_new, f_new = _classify(classifier, image, frame, frame_boxes[np.concatenate([fresh, twice])],
+                             np.concatenate([sideways[fresh], ~sideways[twice]]))
+    probs = np.zeros((len(todo) + len(twice), len(TILE_CLASSES)), np.float32)
+    flips = np.zeros((len(todo) + len(twice), 2), np.float32)
+    fresh_at = {int(k): j for j, k in enumerate(fresh)}
+    for j, k in enumerate(todo):
+        if int(k) in reuse:
+            probs[j], flips[j] = first_pass[int(k)]
+        else:
+            probs[j], flips[j] = p_new[fresh_at[int(k)]], f_new[fresh_at[int(k)]]
+    probs[len(todo):], flips[len(todo):] = p_new[len(fresh):], f_new[len(fresh):]
     if len(twice):  # keep, for each ambiguous tile, the way that reads more surely
         n = len(todo)
         at = {int(k): j for j, k in enumerate(todo)}
