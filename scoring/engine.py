@@ -189,29 +189,6 @@ def _facts(hand: Hand, rules: Rules) -> _Facts:
 
 
 # ---------------------------------------------------------------------------- readings
-def _waits(shape, win: int) -> list[tuple[int, int]]:
-    """(wait, where) for every place the winning tile can sit in one shape."""
-    pair, seqs, trips = shape
-    out = []
-    if pair == win:
-        out.append((TANKI, -1))
-    if win in trips:
-        out.append((SHANPON, win))
-    seen = -1
-    for s in seqs:
-        if s <= win <= s + 2 and s != seen:
-            seen = s
-            pos = win - s
-            n = s % 9
-            if pos == 1:
-                out.append((KANCHAN, s))
-            elif (pos == 2 and n == 0) or (pos == 0 and n == 6):
-                out.append((PENCHAN, s))
-            else:
-                out.append((RYANMEN, s))
-    return out
-
-
 def _readings(hand: Hand, conc: tuple[int, ...], win: int) -> list[tuple[int, tuple, int, int]]:
     """(form, shape, wait, triplet completed by ron or -1) for every reading of the hand."""
     out = []
@@ -223,8 +200,24 @@ def _readings(hand: Hand, conc: tuple[int, ...], win: int) -> list[tuple[int, tu
             out.append((CHIITOI, (win, (), ()), TANKI, -1))
     ron = not hand.tsumo
     for shape in standard_shapes(conc, hand.conc_mask):
-        for wait, where in _waits(shape, win):
-            out.append((STANDARD, shape, wait, where if (ron and wait == SHANPON) else -1))
+        # every place the winning tile can sit in this shape is one reading
+        pair, seqs, trips = shape
+        if pair == win:
+            out.append((STANDARD, shape, TANKI, -1))
+        if win in trips:
+            out.append((STANDARD, shape, SHANPON, win if ron else -1))
+        seen = -1
+        for q in seqs:
+            if q <= win <= q + 2 and q != seen:
+                seen = q
+                pos = win - q
+                if pos == 1:
+                    wait = KANCHAN
+                elif (pos == 2 and q % 9 == 0) or (pos == 0 and q % 9 == 6):
+                    wait = PENCHAN
+                else:
+                    wait = RYANMEN
+                out.append((STANDARD, shape, wait, -1))
     return out
 
 
