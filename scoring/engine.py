@@ -136,32 +136,16 @@ _SET_FU = tuple(tuple(fu_mod.set_fu(t, bool(k & 1), bool(k & 2)) for k in range(
 def _facts(hand: Hand, rules: Rules) -> _Facts:
     f = _Facts()
     f.conc = hand.conc_counts
-    meld_seqs: list[int] = []
-    meld_trips: list[int] = []
-    meld_sets: list[tuple[int, bool, bool]] = []
-    meld_fu = kans = ankans = 0
-    closed = True
-    for m in hand.melds:
-        first = m.first
-        if m.kind == "chi":
-            meld_seqs.append(first)
-            closed = False
-            continue
-        kan = m.is_kan
-        concealed = m.kind == "ankan"
-        if not concealed:
-            closed = False
-        kans += kan
-        ankans += concealed
-        meld_trips.append(first)
-        meld_sets.append((first, concealed, kan))
-        meld_fu += _SET_FU[first][concealed + 2 * kan]
+    closed, meld_seqs, meld_trips, meld_sets, kans, ankans = hand.meld_shape
+    meld_fu = 0
+    for t, concealed, kan in meld_sets:
+        meld_fu += _SET_FU[t][concealed + 2 * kan]
     mask = hand.hand_mask
     f.mask = mask
     f.suits = (mask & 0x1FF > 0) + (mask & _SUIT_MASKS[1] > 0) + (mask & _SUIT_MASKS[2] > 0)
     f.closed = closed
-    f.meld_seqs = tuple(meld_seqs)
-    f.meld_trips = tuple(meld_trips)
+    f.meld_seqs = meld_seqs
+    f.meld_trips = meld_trips
     f.meld_sets = meld_sets
     f.meld_fu = meld_fu
     f.kans = kans

@@ -205,6 +205,9 @@ class Hand:
     hand_mask: int = field(init=False, repr=False, compare=False, default=0)
     hand_reds: tuple[int, int, int] = field(init=False, repr=False, compare=False, default=(0, 0, 0))
     flag_bits: int = field(init=False, repr=False, compare=False, default=0)  # bit i: FLAGS[i] is set
+    # the melds as the scorer sees them: (closed, chi starts, triplet/kan tiles, (tile, concealed, kan) per
+    # triplet-like meld, number of kans, number of closed kans)
+    meld_shape: tuple = field(init=False, repr=False, compare=False, default=(True, (), (), (), 0, 0))
 
     def __post_init__(self) -> None:
         self.validate()
@@ -314,12 +317,30 @@ class Hand:
         object.__setattr__(self, "conc_mask", mask)
         if not counts[self.win_tile.index] or (self.win_tile.red and self.win_tile not in self.concealed):
             raise HandError(f"winning tile {self.win_tile} is not among the concealed tiles", "win_tile")
+        closed = True
+        seqs: list[int] = []
+        trips: list[int] = []
+        sets: list[tuple[int, bool, bool]] = []
+        kans = ankans = 0
         for m in self.melds:
             for t in m.tiles:
                 counts[t.index] += 1
                 mask |= 1 << t.index
                 if t.red:
                     reds[t.index // 9] += 1
+            if m.kind == "chi":
+                seqs.append(m.first)
+                closed = False
+                continue
+            kan = len(m.tiles) == 4
+            concealed = m.kind == "ankan"
+            closed = closed and concealed
+            kans += kan
+            ankans += concealed
+            trips.append(m.first)
+            sets.append((m.first, concealed, kan))
+        if self.melds:
+            object.__setattr__(self, "meld_shape", (closed, tuple(seqs), tuple(trips), tuple(sets), kans, ankans))
         object.__setattr__(self, "hand_counts", tuple(counts))
         object.__setattr__(self, "hand_mask", mask)
         object.__setattr__(self, "hand_reds", tuple(reds))

@@ -27,6 +27,7 @@ def _mask(indices) -> int:
 
 
 HONOR_MASK = _mask(range(27, 34))
+MIDDLE_MASK = _mask(i for s in (0, 9, 18) for i in (s + 3, s + 4, s + 5))  # 4, 5, 6: in no outside set
 WIND_MASK = _mask(range(27, 31))
 DRAGON_MASK = _mask(range(31, 34))
 TERMINAL_MASK = _mask((0, 8, 9, 17, 18, 26))
@@ -100,16 +101,19 @@ GATE_EXPRESSIONS: dict[str, str] = {
     "seven_pairs": "c.form == CHIITOI",
     "kokushi": "c.form == KOKUSHI",
     # per reading
-    "seqs": "c.seqs",
-    "seqs3": "len(c.seqs) >= 3",
-    "closed_seqs2": "c.closed and len(c.seqs) >= 2",
+    "outside": "c.seqs and not c.mask & MIDDLE_MASK",
+    "sanshoku": "c.suits == 3 and len(c.seqs) >= 3",
+    "ittsu": "len(c.seqs) >= 3 and (c.mask & 0x1FF == 0x1FF or c.mask >> 9 & 0x1FF == 0x1FF"
+             " or c.mask >> 18 & 0x1FF == 0x1FF)",
+    "peikou": "c.closed and len(c.seqs) >= 2 and len(set(c.seqs)) < len(c.seqs)",
     "pinfu_shape": "c.wait == RYANMEN and c.closed and not c.trips",
     "no_seqs": "c.form == STANDARD and not c.seqs",
     "trips3": "len(c.trips) >= 3",
     "ankou3": "c.ankou >= 3",
     "ankou4": "c.ankou == 4",
 }
-READING_GATES = frozenset(("seqs", "seqs3", "closed_seqs2", "pinfu_shape", "no_seqs", "trips3", "ankou3", "ankou4"))
+READING_GATES = frozenset(("outside", "sanshoku", "ittsu", "peikou", "pinfu_shape", "no_seqs", "trips3", "ankou3",
+                           "ankou4"))
 
 
 # Gates that can only hold when a cheaper condition does: evaluated together behind it.
@@ -296,7 +300,7 @@ YAKU: tuple[Yaku, ...] = (
       lambda c: c.form == STANDARD and c.closed and not c.trips and c.wait == RYANMEN and not c.value_pair, "pinfu_shape"),
     Y("tanyao", "Tanyao", "断么九", 1, 1, lambda c: not c.mask & YAOCHU_MASK, "no_terminals_honors",
       open_needs="open_tanyao"),
-    Y("iipeikou", "Iipeikou", "一盃口", 1, 0, lambda c: c.form == STANDARD and _peikou(c) == 1, "closed_seqs2"),
+    Y("iipeikou", "Iipeikou", "一盃口", 1, 0, lambda c: c.form == STANDARD and _peikou(c) == 1, "peikou"),
     Y("haku", "Yakuhai: white", "役牌 白", 1, 1, _yakuhai(WHITE), "white"),
     Y("hatsu", "Yakuhai: green", "役牌 發", 1, 1, _yakuhai(GREEN), "green_dragon"),
     Y("chun", "Yakuhai: red", "役牌 中", 1, 1, _yakuhai(RED), "red_dragon"),
@@ -308,9 +312,9 @@ YAKU: tuple[Yaku, ...] = (
     Y("houtei", "Houtei raoyui", "河底撈魚", 1, 1, _flag("houtei"), "houtei"),
     # 2 han
     Y("chiitoitsu", "Chiitoitsu", "七対子", 2, 0, lambda c: c.form == CHIITOI, "seven_pairs"),
-    Y("sanshoku", "Sanshoku doujun", "三色同順", 2, 1, _sanshoku, "seqs3"),
-    Y("ittsu", "Ittsu", "一気通貫", 2, 1, _ittsu, "seqs3"),
-    Y("chanta", "Chanta", "混全帯么九", 2, 1, lambda c: bool(c.mask & HONOR_MASK) and _outside(c), "seqs"),
+    Y("sanshoku", "Sanshoku doujun", "三色同順", 2, 1, _sanshoku, "sanshoku"),
+    Y("ittsu", "Ittsu", "一気通貫", 2, 1, _ittsu, "ittsu"),
+    Y("chanta", "Chanta", "混全帯么九", 2, 1, lambda c: bool(c.mask & HONOR_MASK) and _outside(c), "outside"),
     Y("toitoi", "Toitoi", "対々和", 2, 2, lambda c: c.form == STANDARD and not c.seqs, "no_seqs"),
     Y("sanankou", "Sanankou", "三暗刻", 2, 2, lambda c: c.ankou == 3, "ankou3"),
     Y("sanshoku_doukou", "Sanshoku doukou", "三色同刻", 2, 2, _sanshoku_doukou, "trips3"),
@@ -318,8 +322,8 @@ YAKU: tuple[Yaku, ...] = (
     Y("honroutou", "Honroutou", "混老頭", 2, 2, _honroutou, "terminals_honors_only"),
     Y("shousangen", "Shousangen", "小三元", 2, 2, _shousangen, "three_dragons"),
     # 3 han and more
-    Y("ryanpeikou", "Ryanpeikou", "二盃口", 3, 0, lambda c: c.form == STANDARD and _peikou(c) == 2, "closed_seqs2"),
-    Y("junchan", "Junchan", "純全帯么九", 3, 2, lambda c: not c.mask & HONOR_MASK and _outside(c), "seqs"),
+    Y("ryanpeikou", "Ryanpeikou", "二盃口", 3, 0, lambda c: c.form == STANDARD and _peikou(c) == 2, "peikou"),
+    Y("junchan", "Junchan", "純全帯么九", 3, 2, lambda c: not c.mask & HONOR_MASK and _outside(c), "outside"),
     Y("honitsu", "Honitsu", "混一色", 3, 2, lambda c: c.suits == 1 and bool(c.mask & HONOR_MASK), "one_suit"),
     Y("chinitsu", "Chinitsu", "清一色", 6, 5, lambda c: c.suits == 1 and not c.mask & HONOR_MASK, "one_suit"),
 )
