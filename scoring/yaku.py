@@ -93,8 +93,9 @@ GATE_EXPRESSIONS: dict[str, str] = {
     "no_terminals_honors": "not c.mask & YAOCHU_MASK",
     "terminals_honors_only": "not c.mask & ~YAOCHU_MASK",
     "terminals_only": "not c.mask & ~TERMINAL_MASK",
-    "one_suit": "c.suits == 1",
-    "one_suit_closed": "c.suits == 1 and c.closed and not c.kans",
+    "one_suit_honors": "c.suits == 1 and c.mask >> 27",
+    "one_suit_pure": "c.suits == 1 and not c.mask >> 27",
+    "one_suit_closed": "c.suits == 1 and c.closed and not c.kans and not c.mask >> 27",
     "green": "not c.mask & ~GREEN_MASK",
     "kans3": "c.kans == 3",
     "kans4": "c.kans == 4",
@@ -108,11 +109,11 @@ GATE_EXPRESSIONS: dict[str, str] = {
     "peikou": "c.closed and len(c.seqs) >= 2 and len(set(c.seqs)) < len(c.seqs)",
     "pinfu_shape": "c.wait == RYANMEN and c.closed and not c.trips",
     "no_seqs": "c.form == STANDARD and not c.seqs",
-    "trips3": "len(c.trips) >= 3",
+    "doukou": "c.suits == 3 and len(c.trips) >= 3",
     "ankou3": "c.ankou >= 3",
     "ankou4": "c.ankou == 4",
 }
-READING_GATES = frozenset(("outside", "sanshoku", "ittsu", "peikou", "pinfu_shape", "no_seqs", "trips3", "ankou3",
+READING_GATES = frozenset(("outside", "sanshoku", "ittsu", "peikou", "pinfu_shape", "no_seqs", "doukou", "ankou3",
                            "ankou4"))
 
 
@@ -317,15 +318,15 @@ YAKU: tuple[Yaku, ...] = (
     Y("chanta", "Chanta", "混全帯么九", 2, 1, lambda c: bool(c.mask & HONOR_MASK) and _outside(c), "outside"),
     Y("toitoi", "Toitoi", "対々和", 2, 2, lambda c: c.form == STANDARD and not c.seqs, "no_seqs"),
     Y("sanankou", "Sanankou", "三暗刻", 2, 2, lambda c: c.ankou == 3, "ankou3"),
-    Y("sanshoku_doukou", "Sanshoku doukou", "三色同刻", 2, 2, _sanshoku_doukou, "trips3"),
+    Y("sanshoku_doukou", "Sanshoku doukou", "三色同刻", 2, 2, _sanshoku_doukou, "doukou"),
     Y("sankantsu", "Sankantsu", "三槓子", 2, 2, lambda c: c.kans == 3, "kans3"),
     Y("honroutou", "Honroutou", "混老頭", 2, 2, _honroutou, "terminals_honors_only"),
     Y("shousangen", "Shousangen", "小三元", 2, 2, _shousangen, "three_dragons"),
     # 3 han and more
     Y("ryanpeikou", "Ryanpeikou", "二盃口", 3, 0, lambda c: c.form == STANDARD and _peikou(c) == 2, "peikou"),
     Y("junchan", "Junchan", "純全帯么九", 3, 2, lambda c: not c.mask & HONOR_MASK and _outside(c), "outside"),
-    Y("honitsu", "Honitsu", "混一色", 3, 2, lambda c: c.suits == 1 and bool(c.mask & HONOR_MASK), "one_suit"),
-    Y("chinitsu", "Chinitsu", "清一色", 6, 5, lambda c: c.suits == 1 and not c.mask & HONOR_MASK, "one_suit"),
+    Y("honitsu", "Honitsu", "混一色", 3, 2, lambda c: c.suits == 1 and bool(c.mask & HONOR_MASK), "one_suit_honors"),
+    Y("chinitsu", "Chinitsu", "清一色", 6, 5, lambda c: c.suits == 1 and not c.mask & HONOR_MASK, "one_suit_pure"),
 )
 del Y
 
