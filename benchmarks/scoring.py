@@ -114,10 +114,16 @@ def main(argv: list[str] | None = None) -> int:
         compare_one(h, args.preset, tally)
 
     n = len(objs)
+    try:
+        import subprocess
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=10).stdout.strip() or "?"
+    except OSError:
+        commit = "?"
     rate = lambda t, k=n: k / t  # noqa: E731
     print(f"{n:,} generated winning hands, preset {args.preset}, seed {args.seed} "
           f"(prepared in {prep:.1f} s); Python {platform.python_version()}, {platform.machine()}, "
-          f"mahjong {version('mahjong')}")
+          f"mahjong {version('mahjong')}, repo at {commit}")
     print("  scoring a prepared hand:")
     print(f"    this engine, score(Hand, rules)                  : {rate(t_hand, len(parsed)):>8,.0f} hands/s")
     print(f"    mahjong, estimate_hand_value(prepared arrays)    : {rate(t_lib):>8,.0f} hands/s")
