@@ -631,6 +631,8 @@ function wire() {
     const win = tiles.pop();
     state.hand = { closed: sortTiles(tiles), win, melds: state.hand.melds };
     state.uncertain.clear();
+    state.candidates = [];
+    $("#text-form").hidden = true;
     changed();
   });
   document.querySelectorAll(".seg[data-key]").forEach((seg) => seg.addEventListener("click", (e) => {
