@@ -416,5 +416,8 @@ class Hand:
                     raise HandError(f"{flag} cannot follow a riichi", flag)
                 if self.rinshan or self.chankan or self.haitei or self.houtei:
                     raise HandError(f"{flag} cannot combine with rinshan, chankan, haitei or houtei", flag)
+                if self.nukidora and flag != "renhou":
+                    # 002 1.1.1 (12): 北を抜いた時点で天和、地和…は成立せず
+                    raise HandError(f"{flag} is impossible once a north has been set aside", flag)
         if sum((self.tenhou, self.chiihou, self.renhou)) > 1:
             raise HandError("tenhou, chiihou and renhou exclude each other", "tenhou")

@@ -173,6 +173,14 @@ def test_sanma_tiles_and_calls():
     assert score_json({**base, "discarder": "right"})["error"] is None
 
 
+def test_no_tenhou_after_setting_a_north_aside():
+    # 002 三人麻雀 1.1.1 (12): 北を抜いた時点で天和、地和…は成立せず
+    base = {"concealed": "111m999m123p456s11z", "win_tile": "1z", "rules": "sanma", "win": "tsumo"}
+    assert score_json({**base, "tenhou": True})["error"] is None
+    msg, where = err({**base, "tenhou": True, "nukidora": 1})
+    assert where == "tenhou" and "north" in msg
+
+
 def test_python_api_builds_hands_directly():
     from scoring import parse_tiles
     hand = Hand(concealed=tuple(parse_tiles("123m456p789s11z234m")), win_tile=parse_tiles("4m")[0], riichi=True)

@@ -222,7 +222,6 @@ def test_rinshan_on_the_replacement_tile_after_a_north():
     assert han_of(res, "rinshan") == 1
 
 
-@pytest.mark.xfail(strict=True, reason="engine: tenhou/chiihou with nukidora accepted (check reverted in 951c230)")
 @pytest.mark.parametrize("flag, seat", [("tenhou", "E"), ("chiihou", "S")])
 def test_no_tenhou_or_chiihou_once_a_north_is_set_aside(flag, seat):
     """1.1.1(12) 北を抜いた時点で天和、地和、ダブルリーチは成立せず (a north set aside before the win
