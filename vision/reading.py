@@ -25,7 +25,7 @@ from vision.sequence import format_sequence
 
 SUIT_ORDER = {"m": 0, "p": 1, "s": 2, "z": 3}
 UNCERTAIN_BELOW = 0.6  # a tile whose class probability is below this is listed as uncertain
-SEARCH_BUDGET = 4000  # labellings tried per arrangement
+SEARCH_BUDGET = 1500  # labellings tried per photo, over all arrangements
 MIN_CANDIDATE_P = 1e-3
 PEN_ILLEGAL = 8.0  # ranking cost of a reading that is no legal hand at all
 PEN_CHI_NOT_LEFT = 3.0  # a chi shown as called from across/right
@@ -261,7 +261,19 @@ def _meld_kind(g: Group, labels: dict[int, str]) -> str | None:
     return None
 
 
-def _evaluate(arr: Arrangement, labels: dict[int, str], players: int) -> _Eval:
+def _any_wait(counts: list[int], total: list[int], n_melds: int) -> bool:
+    for k in range(34):
+        if total[k] >= 4:
+            continue
+        counts[k] += 1
+        ok = is_complete(counts, n_melds)
+        counts[k] -= 1
+        if ok:
+            return True
+    return False
+
+
+def _evaluate(arr: Arrangement, labels: dict[int, str], players: int, full: bool = True) -> _Eval:
     concealed = [labels[i] for g in arr.groups if g.kind in ("closed", "drawn") for i in g.tiles]
     if any(x == BACK for x in concealed):
         return _Eval(False, 0.0, ["a face-down tile among the closed tiles"], [])
@@ -304,6 +316,8 @@ def _evaluate(arr: Arrangement, labels: dict[int, str], players: int) -> _Eval:
     if len(concealed) == need:
         return _Eval(is_complete(counts, n_melds), cost, warnings, [])
     if len(concealed) == need - 1:
+        if not full:  # during the search: is there any wait at all (stops at the first)
+            return _Eval(_any_wait(counts, total, n_melds), cost, warnings, [])
         w = [x for x in waits(counts, n_melds) if total[kind34(x)] < 4]
         return _Eval(bool(w), cost, warnings, w)
     return _Eval(False, cost, warnings, [])
@@ -324,24 +338,27 @@ def _candidates(t: TileDetection) -> list[tuple[str, float]]:
     return sorted(out, key=lambda x: x[1])
 
 
-def _search(tiles: Sequence[TileDetection], arr: Arrangement, players: int,
-            budget: int = SEARCH_BUDGET) -> tuple[dict[int, str], float, _Eval] | None:
-    """Cheapest labelling of the arrangement's tiles that makes a legal hand (best-first)."""
+def _search(tiles: Sequence[TileDetection], arr: Arrangement, players: int, budget: list[int],
+            cap: float = MAX_FIX_COST) -> tuple[dict[int, str], float, _Eval] | None:
+    """Cheapest labelling of the arrangement's tiles that makes a legal hand (best-first).
+
+    `budget` is a one-item list shared by all arrangements of a photo (labellings left to try);
+    labellings costing more than `cap` are not tried.
+    """
     idx = sorted(arr.used)
     options = [_candidates(tiles[i]) for i in idx]
     start = tuple(0 for _ in idx)
     heap = [(0.0, start)]
     seen = {start}
-    tried = 0
-    while heap and tried < budget:
+    while heap and budget[0] > 0:
         cost, state = heapq.heappop(heap)
-        if cost > MAX_FIX_COST:
+        if cost > cap:
             break
-        tried += 1
+        budget[0] -= 1
         labels = {i: options[k][state[k]][0] for k, i in enumerate(idx)}
-        ev = _evaluate(arr, labels, players)
+        ev = _evaluate(arr, labels, players, full=False)
         if ev.ok:
-            return labels, cost + ev.cost, ev
+            return labels, cost + ev.cost, _evaluate(arr, labels, players)
         for k in range(len(idx)):
             if state[k] + 1 < len(options[k]):
                 nxt = state[:k] + (state[k] + 1,) + state[k + 1 :]
@@ -365,10 +382,14 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
         return Reading(tiles, error="no hand was found among the tiles", error_code="no_hand", **base)
 
     best = None  # (total cost, arrangement, labels, eval)
-    for arr in arrangements:
+    budget = [SEARCH_BUDGET]
+    for arr in sorted(arrangements, key=lambda a: a.geometry):
         if arr.tile_count not in (13, 14):
             continue
-        found = _search(tiles, arr, players)
+        cap = MAX_FIX_COST if best is None else min(MAX_FIX_COST, best[0] - arr.geometry)
+        if cap < 0:
+            continue
+        found = _search(tiles, arr, players, budget, cap)
         if found is None:
             continue
         labels, cost, ev = found
