@@ -120,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--scale", type=str, default=",".join(map(str, DEFAULT_SCALE)), help="depth,width,max_channels")
     ap.add_argument("--init", type=Path, default=None, help="start from these weights (.pt) instead of scratch")
+    ap.add_argument("--warmup", type=float, default=1.0, help="warm-up epochs (ultralytics' 3 waste short CPU runs)")
+    ap.add_argument("--lr0", type=float, default=None, help="initial learning rate (default: ultralytics' choice)")
     ap.add_argument("--name", type=str, default="detector")
     ap.add_argument("--conf", type=float, default=CONF_DEFAULT, help="score threshold stored in the ONNX")
     ap.add_argument("--iou", type=float, default=IOU_DEFAULT, help="NMS IoU threshold stored in the ONNX")
@@ -161,8 +163,10 @@ def main(argv: list[str] | None = None) -> int:
         # geometry: our renders already vary rotation/perspective with exact boxes; flips are free
         degrees=0.0, flipud=0.5, fliplr=0.5, perspective=0.0, scale=0.5, translate=0.1,
         mosaic=1.0, close_mosaic=3, mixup=0.0, hsv_h=0.02, hsv_s=0.6, hsv_v=0.4,
-        patience=100, val=True, verbose=False,
+        patience=100, val=True, verbose=False, warmup_epochs=args.warmup,
     )
+    if args.lr0 is not None:
+        train_kw.update(lr0=args.lr0, optimizer="AdamW")
     if args.hours:
         train_kw["time"] = args.hours
     model.train(**train_kw)
@@ -174,8 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     exported = Path(final.export(format="onnx", imgsz=args.imgsz, dynamic=True, simplify=True, opset=17))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(exported, args.out)
-    recipe = {"synth": [str(s) for s in args.synth], "real": str(args.real), "imgsz": args.imgsz, "scale": list(scale),
-              "epochs": args.epochs, "hours": args.hours, "batch": args.batch, "train_minutes": round(minutes, 1)}
+    recipe = {"synth": [str(s) for s in args.synth], "real": str(args.real), "real_repeat": args.real_repeat,
+              "imgsz": args.imgsz, "scale": list(scale), "epochs": args.epochs, "hours": args.hours, "batch": args.batch,
+              "init": str(args.init) if args.init else None, "train_minutes": round(minutes, 1)}
     add_metadata(args.out, {
         "tsumo_model": "tile_detector", "tsumo_imgsz": args.imgsz, "tsumo_conf": args.conf, "tsumo_iou": args.iou,
         "tsumo_classes": json.dumps(["tile"]), "tsumo_recipe": json.dumps(recipe),
