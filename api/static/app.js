@@ -627,7 +627,7 @@ function wire() {
     e.preventDefault();
     const tiles = parseTiles($("#text-hand").value.trim());
     if (!tiles || !tiles.length) { setStatus(T().badText, true); return; }
-    setStatus("");
+    if ($("#status").classList.contains("error")) setStatus("");
     const win = tiles.pop();
     state.hand = { closed: sortTiles(tiles), win, melds: state.hand.melds };
     state.uncertain.clear();
