@@ -33,7 +33,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
-VERSION = 3  # bump when the footage changes, so caches are rebuilt
+VERSION = 4  # bump when the footage changes, so caches are rebuilt
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def _render_scene(kind: str, sequence: str, hand: dict | None, rng: np.random.Ge
     opts = dict(size=canvas, effects=False, fingers=False, distractors=True, standing=False,
                 azimuth_deg=float(rng.normal(180 if flip else 0, 12)),
                 elevation_deg=float(rng.uniform(50, 85)), roll_deg=float(rng.normal(0, 8)),
-                hand_fraction=float(rng.uniform(0.42, 0.55)))
+                hand_fraction=float(rng.uniform(0.55, 0.68)))
     up, labels = render_hand_photo(sequence, np.random.default_rng(seed), artist=artist, **opts)
     down, labels_down = render_hand_photo(_face_down(sequence), np.random.default_rng(seed), artist=artist, **opts)
     hand_tiles = labels.hand_tiles
