@@ -419,11 +419,11 @@ async function onPhoto(file) {
   if (readHand) {
     if (state.uncertain.size) msg += " " + T().uncertain(state.uncertain.size);
     if (state.candidates.length) msg += " " + T().pickWin;
-  } else if (partial && partial.concealed) msg += " " + T().pickWin;
-  else msg += " " + (reading.error || T().noHand);
+  } else if (partial?.waits?.length) msg += " " + T().pickWin;
+  else msg += " " + (reading.error ? `${reading.error}. ${T().noHand}` : T().noHand);
   const changes = (reading.changes || []).map((c) => `${c.read} → ${c.now}`);
   if (changes.length) msg += " " + T().changed(changes.join(", "));
-  setStatus(msg, !readHand && !(partial && partial.concealed));
+  setStatus(msg, !readHand && !partial?.waits?.length);
   drawBoxes();
   renderHand();
   if (body.result && !body.result.error) { state.result = body.result; state.error = null; renderResult(); }
