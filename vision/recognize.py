@@ -300,14 +300,17 @@ class Recognition:
 REDETECT_ABOVE = 20.0  # residual tilt (degrees) beyond which we detect again on a turned image
 SIDEWAYS_RATIO = 1.33  # aspect (w/h in the frame) over the row's upright median → sideways
 AMBIGUOUS = (1.1, 2.1)  # relative aspects for which both ways are tried (askew tiles, perspective)
+SHAPE_WEIGHT = 8.0  # log-odds of "sideways" per unit of log relative aspect (vs the classifier's)
 TOP_K = 3
 
 
-def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """(sideways, ambiguous): long side along the row, judged against the row's upright tiles.
+def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sideways, ambiguous, log-odds): long side along the row, judged against the row's
+    upright tiles.
 
     Perspective and a standing tile's visible top make aspects drift, so tiles in a band around
-    the threshold are `ambiguous`: `recognize` classifies them both ways and keeps the surer read.
+    the threshold are `ambiguous`: `recognize` classifies them both ways and weighs how surely
+    each way reads against this shape evidence (log-odds of lying sideways).
     """
     w = frame_boxes[:, 2] - frame_boxes[:, 0]
     h = np.maximum(frame_boxes[:, 3] - frame_boxes[:, 1], 1e-6)
@@ -316,7 +319,8 @@ def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.nda
     # the row is mostly upright tiles: its lower half of aspects is the upright reference
     upright = float(np.median(np.sort(ref)[: max(1, (len(ref) + 1) // 2)]))
     rel = aspect / upright
-    return rel > SIDEWAYS_RATIO, (rel > AMBIGUOUS[0]) & (rel < AMBIGUOUS[1])
+    log_odds = SHAPE_WEIGHT * (np.log(np.maximum(rel, 1e-6)) - math.log(SIDEWAYS_RATIO))
+    return rel > SIDEWAYS_RATIO, (rel > AMBIGUOUS[0]) & (rel < AMBIGUOUS[1]), log_odds
 
 
 def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 2.6) -> np.ndarray:
@@ -422,7 +426,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             p_back = p_back[nearest]
     frame_rows = find_rows(frame_boxes, max_tilt=12.0, limit=6)
     row_idx = _pick_row(frame_rows, p_back).indices if frame_rows else tuple(range(len(frame_boxes)))
-    sideways, ambiguous = _sideways_flags(frame_boxes, row_idx)
+    sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
     todo = np.nonzero(wanted)[0]
     twice = todo[ambiguous[todo]]
@@ -449,7 +453,10 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         at = {int(k): j for j, k in enumerate(todo)}
         for j, k in enumerate(twice):
             a, b = at[int(k)], n + j
-            if probs[b].max() > probs[a].max():
+            # log-odds of sideways: the shape's, plus how much surer the sideways crop reads
+            p_side, p_up = (probs[a].max(), probs[b].max()) if sideways[k] else (probs[b].max(), probs[a].max())
+            side = shape_odds[k] + math.log(max(p_side, 1e-6) / max(p_up, 1e-6)) > 0
+            if side != bool(sideways[k]):
                 probs[a], flips[a] = probs[b], flips[b]
                 sideways[k] = not sideways[k]
         probs, flips = probs[:n], flips[:n]
