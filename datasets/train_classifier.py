@@ -187,6 +187,19 @@ def _ultralytics_env() -> None:
         shutil.copy(src, font)
 
 
+def _allow_small_imgsz(imgsz: int) -> None:
+    """ultralytics rounds every image size up to a multiple of 32 (its detection grid); this
+    classifier's net downsamples 16× and is trained at 48 px, so let the trainer keep 48."""
+    import ultralytics.engine.trainer as trainer_mod
+    from ultralytics.utils.checks import check_imgsz
+
+    def keep(size, stride=32, min_dim=1, max_dim=2, floor=0):
+        return check_imgsz(size, stride=16, min_dim=min_dim, max_dim=max_dim, floor=16)
+
+    if imgsz % 32:
+        trainer_mod.check_imgsz = keep
+
+
 def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, workers: int, seed: int,
           lr0: float, patience: int, hours: float | None = None) -> Path:
     _ultralytics_env()
@@ -194,6 +207,7 @@ def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, wor
     from ultralytics import YOLO
 
     torch.set_num_threads(max(1, (os.cpu_count() or 2)))
+    _allow_small_imgsz(imgsz)
     yaml_path = run_dir.parent / "tile_classifier.yaml"
     yaml_path.parent.mkdir(parents=True, exist_ok=True)
     yaml_path.write_text(MODEL_YAML)
@@ -212,20 +226,30 @@ def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, wor
 
 
 def export_onnx(weights: Path, out: Path, *, imgsz: int, margin: float, extra_meta: dict | None = None) -> Path:
-    """ONNX with fixed H×W, dynamic batch, softmax output over the 75 classes, tsumo metadata."""
+    """ONNX (opset 17): fixed H×W, dynamic batch, softmax over the 75 classes, tsumo metadata.
+
+    Exported with torch.onnx directly (the ultralytics exporter insists on multiples of 32)."""
     _ultralytics_env()
     import onnx
+    import torch
     from ultralytics import YOLO
 
-    model = YOLO(str(weights))
-    f = Path(model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17, device="cpu"))
-    m = onnx.load(str(f))
-    inp = m.graph.input[0].type.tensor_type.shape.dim
-    inp[0].ClearField("dim_value")
-    inp[0].dim_param = "batch"
-    for k in (2, 3):
-        inp[k].ClearField("dim_param")
-        inp[k].dim_value = imgsz
+    net = YOLO(str(weights)).model.float().eval()
+    for m in net.modules():
+        if hasattr(m, "export"):
+            m.export = True  # Classify head: return softmax probabilities only
+    dummy = torch.zeros(1, 3, imgsz, imgsz)
+    tmp = out.with_suffix(".tmp.onnx")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, dummy, str(tmp), opset_version=17, input_names=["images"], output_names=["probs"],
+                      dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}}, dynamo=False)
+    m = onnx.load(str(tmp))
+    try:
+        import onnxslim
+
+        m = onnxslim.slim(m)
+    except Exception as exc:  # slimming is an optimisation only
+        print(f"[export] onnxslim skipped: {exc}", flush=True)
     names = class_names_75()
     meta = {
         "tsumo_imgsz": str(imgsz),
@@ -234,15 +258,20 @@ def export_onnx(weights: Path, out: Path, *, imgsz: int, margin: float, extra_me
         "tsumo_input": "RGB, N×3×H×W float32 in [0, 1], crops from vision.classify.crop_tile",
         **{k: str(v) for k, v in (extra_meta or {}).items()},
     }
-    keep = [p for p in m.metadata_props if p.key not in meta]
     del m.metadata_props[:]
-    for p in keep:
-        m.metadata_props.add(key=p.key, value=p.value)
     for k, v in meta.items():
         m.metadata_props.add(key=k, value=v)
     onnx.checker.check_model(m)
-    out.parent.mkdir(parents=True, exist_ok=True)
     onnx.save(m, str(out))
+    tmp.unlink(missing_ok=True)
+    # the exported graph must agree with torch
+    import onnxruntime as ort
+
+    x = torch.rand(3, 3, imgsz, imgsz)
+    with torch.no_grad():
+        ref = net(x).numpy()
+    got = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"]).run(None, {"images": x.numpy()})[0]
+    assert np.allclose(ref, got, atol=1e-4), float(np.abs(ref - got).max())
     return out
 
 

@@ -2,7 +2,7 @@
 
 Each crop is a small scene (the tile with its neighbours in a row, sometimes a row behind it, on a
 table texture) seen through a cheap camera: perspective, a tilt left over after deskewing, the
-tile only 18–90 px tall, blur, noise, JPEG, uneven light, colour casts, a glare spot, a finger.
+tile only 26–120 px tall, blur, noise, JPEG, uneven light, colour casts, a glare spot, a finger.
 The box is the tile's true outline moved by up to ±15 % per edge (detector looseness), then cut
 with the very `crop_tile` recognition uses.
 
@@ -81,7 +81,7 @@ class CropMaker:
     """Renders classifier crops; all randomness from the rng passed in (reproducible per seed)."""
 
     def __init__(self, artist: TileArtist, size: int = INPUT_SIZE, margin: float = CROP_MARGIN,
-                 px_range: tuple[float, float] = (20.0, 110.0), pool_size: int = 370, pool_seed: int = 0):
+                 px_range: tuple[float, float] = (26.0, 120.0), pool_size: int = 370, pool_seed: int = 0):
         self.artist = artist
         self.size = size
         self.margin = margin
@@ -106,6 +106,11 @@ class CropMaker:
         size, blur, tilt, light and box."""
         if turn is None:
             turn = int(rng.choice([0, 180, 90, 270], p=[0.36, 0.36, 0.14, 0.14]))
+        # Seen from across the table (until recognition turns the frame): the whole tile, its
+        # visible side included, is upside down. Render the opposite turn and rotate the crop.
+        across = bool(rng.random() < 0.25)
+        if across:
+            turn = (turn + 180) % 360
         lying = True if turn in (90, 270) else bool(rng.random() < 0.65)
         back_color = self.artist.back_color(rng)
         strip = float(rng.uniform(0.08, 0.45))
@@ -117,13 +122,15 @@ class CropMaker:
         centre = self._shrink(self.artist.tile(label, rng, lying=lying, back_color=back_color, strip_frac=strip,
                                                turn=turn))
         canvas, cbox = self._scene(centre, rng, lying, back_color, strip, float(targets.max()))
-        flipped = turn in (90, 180) and label != BACK
+        flipped = (turn in (90, 180)) != across and label != BACK
         out = []
         for target in targets:
             img, box = self._camera(canvas, cbox, rng, float(target))
             img = self._photometric(img, rng)
             box = self._loosen(box, rng)
             crop = crop_tile(img, box, turn in (90, 270), size=self.size, margin=self.margin)
+            if across:
+                crop = np.ascontiguousarray(crop[::-1, ::-1])
             out.append(Crop(crop, label, flipped))
         return out
 
@@ -251,17 +258,17 @@ class CropMaker:
         img = np.clip(img, 0, 255)
         if rng.random() < 0.7:
             # a tile only ~20 px tall stays readable only with little blur
-            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.15, 0.4 + 0.6 * min(1.0, max(h, w) / 130)))
+            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.15, 0.35 + 0.45 * min(1.0, max(h, w) / 130)))
         if rng.random() < 0.08:  # motion blur
             k = int(rng.integers(3, 7))
             ker = np.zeros((k, k), np.float32)
             ker[k // 2] = 1.0 / k
             ker = cv2.warpAffine(ker, cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1), (k, k))
             img = cv2.filter2D(img, -1, ker / max(ker.sum(), 1e-6))
-        img += rng.normal(0, rng.uniform(0, 7), img.shape).astype(np.float32)
+        img += rng.normal(0, rng.uniform(0, 5), img.shape).astype(np.float32)
         out = np.clip(img, 0, 255).astype(np.uint8)
         if rng.random() < 0.7:
-            ok, enc = cv2.imencode(".jpg", out[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 96))])
+            ok, enc = cv2.imencode(".jpg", out[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 96))])
             out = cv2.imdecode(enc, cv2.IMREAD_COLOR)[..., ::-1]
         return np.ascontiguousarray(out)
 
