@@ -42,6 +42,7 @@ class Case:
     p95_ms: float
     per_second: float
     not_ok: int
+    statuses: dict[str, int]
 
 
 def free_port() -> int:
@@ -106,7 +107,8 @@ async def run_case(kind: str, port: int, raw: bytes, clients: int, total: int) -
     ms = sorted(x * 1000 for x in latencies)
     p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
     return Case(kind, clients, len(ms), round(statistics.median(ms), 1), round(p95, 1),
-                round(len(ms) / wall, 1), sum(1 for s in statuses if s != 200))
+                round(len(ms) / wall, 1), sum(1 for s in statuses if s != 200),
+                {str(code): statuses.count(code) for code in sorted(set(statuses))})
 
 
 def wait_ready(port: int, path: str = "/healthz", timeout: float = 180.0) -> None:
@@ -162,9 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         except subprocess.TimeoutExpired:
             server.kill()
 
-    print(f"{'request':8} {'clients':>7} {'n':>6} {'median ms':>10} {'p95 ms':>8} {'req/s':>8} {'not 200':>8}")
+    print(f"{'request':8} {'clients':>7} {'n':>6} {'median ms':>10} {'p95 ms':>8} {'req/s':>8}  statuses")
     for c in cases:
-        print(f"{c.kind:8} {c.clients:7d} {c.requests:6d} {c.median_ms:10.1f} {c.p95_ms:8.1f} {c.per_second:8.1f} {c.not_ok:8d}")
+        codes = " ".join(f"{k}×{v}" for k, v in c.statuses.items())
+        print(f"{c.kind:8} {c.clients:7d} {c.requests:6d} {c.median_ms:10.1f} {c.p95_ms:8.1f} {c.per_second:8.1f}  {codes}")
     photo1 = next((c for c in cases if c.kind == "photo" and c.clients == 1), None)
     hand_best = max(c.per_second for c in cases if c.kind == "hand")
     summary = {
