@@ -29,11 +29,6 @@ TRUE_CLOSED = ["4s", "5s", "6s", "5p", "5p", "4z", "4z", "5z", "5z", "5z"]
 TRUE_WIN = "0p"
 TRUE_MELDS = [{"kind": "kakan", "tiles": "9999m", "called": "9m", "from": "left"}]
 
-MODELS = [REPO / "models" / "tile_detector.onnx", REPO / "models" / "tile_classifier.onnx"]
-
-# TEMPORARY while the first models are being trained (remove when models/*.onnx are committed).
-needs_models = pytest.mark.skipif(not all(m.is_file() for m in MODELS), reason="the shipped models are not in models/ yet")
-
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(shutil.which(CHROMIUM) is None and not Path(CHROMIUM).exists(),
@@ -109,7 +104,6 @@ def hand_on_page(page) -> tuple[list[str], str | None]:
     return closed, (win[0] if win else None)
 
 
-@needs_models
 def test_phone_page_photo_correct_a_tile_mark_win_and_score(server, browser, shared_dir):
     errors: list[str] = []
     context = browser.new_context(viewport={"width": 375, "height": 812}, device_scale_factor=2,

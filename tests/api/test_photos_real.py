@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
-
 import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
@@ -21,10 +19,6 @@ from scoring import score_json
 from tests.api.conftest import wait_ready
 from vision.io import load_image
 
-REPO = Path(__file__).resolve().parents[2]
-MODELS = [REPO / "models" / "tile_detector.onnx", REPO / "models" / "tile_classifier.onnx"]
-pytestmark = pytest.mark.skipif(  # TEMPORARY while the first models are trained (remove once committed)
-    not all(m.is_file() for m in MODELS), reason="the shipped models are not in models/ yet")
 
 
 @pytest.fixture(scope="module")
