@@ -6,15 +6,16 @@ rule set (3-player tiles, red-five counts, kan dora…) happen in `engine.score`
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from .errors import HandError
-from .tiles import NORTH, WIND_NAMES, Tile, format_tiles, parse_tiles, parse_wind, tile
+from .tiles import NORTH, TILE_BY_TEXT, WIND_NAMES, Tile, format_tiles, parse_tiles, parse_wind, tile
 
 MELD_KINDS = ("chi", "pon", "minkan", "kakan", "ankan")
 _KIND_ALIASES = {"daiminkan": "minkan", "shouminkan": "kakan", "shominkan": "kakan", "chii": "chi"}
 SEATS = ("left", "across", "right")
+_SEAT_SET = frozenset(SEATS)
 FLAGS = ("riichi", "double_riichi", "ippatsu", "rinshan", "chankan", "haitei", "houtei",
          "tenhou", "chiihou", "renhou")
 # keys of §1 that Hand reads; "rules", "id", "expected", "players" handled by the caller / ignored
@@ -55,9 +56,13 @@ class Meld:
     def is_kan(self) -> bool:
         return len(self.tiles) == 4
 
-    # derived in validate(): lowest tile index (the set's identity: its tile, or a chi's start)
+    # derived in validate(): lowest tile index (the set's identity: its tile, or a chi's start), the
+    # tile indices, their kinds as a bit set and the red fives per suit (m, p, s): what Hand counts
     first: int = field(init=False, repr=False, compare=False, default=-1)
     _text: str | None = field(init=False, repr=False, compare=False, default=None)
+    indices: tuple[int, ...] = field(init=False, repr=False, compare=False, default=())
+    mask: int = field(init=False, repr=False, compare=False, default=0)
+    reds: tuple[int, int, int] | None = field(init=False, repr=False, compare=False, default=None)
 
     def validate(self, where: str) -> None:
         kind, tiles = self.kind, self.tiles
@@ -66,8 +71,19 @@ class Meld:
         if type(tiles) is not tuple or not all(type(t) is Tile for t in tiles):
             raise HandError("expected a tuple of tiles", f"{where}.tiles")
         idx = sorted(t.index for t in tiles)
+        d = self.__dict__
         if idx:
-            object.__setattr__(self, "first", idx[0])
+            d["first"] = idx[0]
+        d["indices"] = tuple(idx)
+        mask = 0
+        reds = None
+        for t in tiles:
+            mask |= 1 << t.index
+            if t.red:
+                reds = reds or [0, 0, 0]
+                reds[t.index // 9] += 1
+        d["mask"] = mask
+        d["reds"] = tuple(reds) if reds else None
         if kind == "chi":
             if len(idx) != 3 or idx[0] >= 27 or idx[0] // 9 != idx[2] // 9 or idx != [idx[0], idx[0] + 1, idx[0] + 2]:
                 raise HandError(f"a chi must be three consecutive tiles of one suit, got {format_tiles(tiles)!r}",
@@ -100,6 +116,28 @@ class Meld:
 
     @staticmethod
     def from_json(obj: Any, where: str = "melds[0]") -> "Meld":
+        """A §1 meld object -> Meld. Valid melds of plain text values are shared: there are only a
+        few thousand distinct ones and a Meld is immutable, so reading one is a dict lookup."""
+        if type(obj) is dict:
+            kind = obj.get("kind")
+            text = obj.get("tiles")
+            called = obj.get("called")
+            src = obj.get("from")
+            # cacheable: kind and tiles are text, called/from text or absent, no other key
+            if type(kind) is str and type(text) is str and (called is None or type(called) is str) \
+                    and (src is None or type(src) is str) and len(obj) == 2 + (called is not None) + (src is not None):
+                key = (kind, text, called, src)
+                m = _MELD_CACHE.get(key)
+                if m is None:
+                    m = Meld._read(obj, where)
+                    if len(_MELD_CACHE) > 8192:  # bounded: any input may add melds
+                        _MELD_CACHE.clear()
+                    _MELD_CACHE[key] = m
+                return m
+        return Meld._read(obj, where)
+
+    @staticmethod
+    def _read(obj: Any, where: str) -> "Meld":
         if isinstance(obj, Meld):
             return obj
         if not isinstance(obj, dict):
@@ -128,6 +166,9 @@ class Meld:
         return m
 
 
+_MELD_CACHE: dict[tuple, Meld] = {}
+
+
 def _tiles(value: Any, where: str) -> list[Tile]:
     """Tiles from MPSZ text or a list of MPSZ texts."""
     if isinstance(value, str):
@@ -135,7 +176,10 @@ def _tiles(value: Any, where: str) -> list[Tile]:
     if isinstance(value, (list, tuple)):
         out: list[Tile] = []
         for i, v in enumerate(value):
-            if isinstance(v, Tile):
+            one = TILE_BY_TEXT.get(v) if type(v) is str else None
+            if one is not None:
+                out.append(one)
+            elif isinstance(v, Tile):
                 out.append(v)
             else:
                 out.extend(parse_tiles(v, f"{where}[{i}]"))
@@ -161,6 +205,8 @@ def _count(obj: dict, key: str, hi: int) -> int:
 def _seat(value: Any, key: str) -> str | None:
     if value is None:
         return None
+    if type(value) is str and value in _SEAT_SET:
+        return value
     if not isinstance(value, str) or value.strip().lower() not in SEATS:
         raise HandError(f"expected left, across or right (relative to the winner), got {value!r}", key)
     return value.strip().lower()
@@ -215,7 +261,11 @@ class Hand:
     # ---------------------------------------------------------------- reading
     @staticmethod
     def from_json(obj: Any) -> "Hand":
-        """The §1 object -> Hand. Unknown keys are ignored but listed in `notes`."""
+        """The §1 object -> Hand. Unknown keys are ignored but listed in `notes`.
+
+        Fields are read (and refused) in a fixed order, so the first problem of a hand is the
+        one reported. The Hand is filled in directly rather than through the dataclass
+        constructor (the hot path of `score_json`); `validate` runs exactly as for `Hand(...)`."""
         if not isinstance(obj, dict):
             raise HandError(f"expected a JSON object for the hand, got {type(obj).__name__}")
         if "concealed" not in obj:
@@ -223,43 +273,65 @@ class Hand:
         if "win_tile" not in obj:
             raise HandError("missing (the winning tile, one of the concealed tiles)", "win_tile")
         concealed = tuple(_tiles(obj["concealed"], "concealed"))
-        win = tile(obj["win_tile"], "win_tile") if isinstance(obj["win_tile"], str) else None
+        win_text = obj["win_tile"]
+        win = TILE_BY_TEXT.get(win_text) if type(win_text) is str else None
+        if win is None:
+            win = tile(win_text, "win_tile") if isinstance(win_text, str) else None
         if win is None:
             raise HandError(f"expected one tile in MPSZ notation, got {obj['win_tile']!r}", "win_tile")
-        melds_obj = obj.get("melds") or []
+        get = obj.get
+        melds_obj = get("melds") or []
         if not isinstance(melds_obj, list):
             raise HandError("expected a list of melds", "melds")
-        melds = tuple(Meld.from_json(m, f"melds[{i}]") for i, m in enumerate(melds_obj))
-        how = obj.get("win", "ron")
-        if not isinstance(how, str) or how.lower() not in ("ron", "tsumo"):
-            raise HandError(f"expected 'ron' or 'tsumo', got {how!r}", "win")
-        dora = tuple(_tiles(obj.get("dora_indicators") or [], "dora_indicators"))
-        ura = tuple(_tiles(obj.get("ura_indicators") or [], "ura_indicators"))
-        players = obj.get("players")
+        melds = tuple(Meld.from_json(m, f"melds[{i}]") for i, m in enumerate(melds_obj)) if melds_obj else ()
+        how = get("win", "ron")
+        if how == "ron":
+            tsumo = False
+        elif how == "tsumo":
+            tsumo = True
+        else:
+            if not isinstance(how, str) or how.lower() not in ("ron", "tsumo"):
+                raise HandError(f"expected 'ron' or 'tsumo', got {how!r}", "win")
+            tsumo = how.lower() == "tsumo"
+        dora = get("dora_indicators")
+        dora = tuple(_tiles(dora, "dora_indicators")) if dora else ()
+        ura = get("ura_indicators")
+        ura = tuple(_tiles(ura, "ura_indicators")) if ura else ()
+        players = get("players")
         if players is not None and (isinstance(players, bool) or players not in (3, 4)):
             raise HandError(f"expected 3 or 4, got {players!r}", "players")
-        robbed = obj.get("robbed_kan", "kakan")
-        if robbed not in ("kakan", "ankan"):
+        robbed = get("robbed_kan", "kakan")
+        if robbed != "kakan" and robbed not in ("kakan", "ankan"):
             raise HandError(f"expected 'kakan' or 'ankan', got {robbed!r}", "robbed_kan")
         notes = () if _KNOWN_KEYS.issuperset(obj) else \
             tuple(f"ignored unknown key {k!r}" for k in obj if k not in _KNOWN_KEYS)
-        flags = {}
-        get = obj.get
+        d = dict(_HAND_DEFAULTS)
         for key in FLAGS:
             v = get(key)
             if v is True:
-                flags[key] = True
+                d[key] = True
             elif v is not None and v is not False:
                 raise HandError(f"expected true or false, got {v!r}", key)
-        return Hand(
-            concealed=concealed, win_tile=win, melds=melds, tsumo=how.lower() == "tsumo",
-            round_wind=parse_wind(get("round_wind", "E"), "round_wind"),
-            seat_wind=parse_wind(get("seat_wind", "E"), "seat_wind"),
-            dora_indicators=dora, ura_indicators=ura, **flags,
-            honba=_count(obj, "honba", 1000), kyotaku=_count(obj, "kyotaku", 1000),
-            nukidora=_count(obj, "nukidora", 4),
-            discarder=_seat(get("discarder"), "discarder"), players=players,
-            liable=_seat(get("liable"), "liable"), robbed_kan=robbed, notes=notes)
+        d["concealed"] = concealed
+        d["win_tile"] = win
+        d["melds"] = melds
+        d["tsumo"] = tsumo
+        d["round_wind"] = parse_wind(get("round_wind", "E"), "round_wind")
+        d["seat_wind"] = parse_wind(get("seat_wind", "E"), "seat_wind")
+        d["dora_indicators"] = dora
+        d["ura_indicators"] = ura
+        d["honba"] = _count(obj, "honba", 1000)
+        d["kyotaku"] = _count(obj, "kyotaku", 1000)
+        d["nukidora"] = _count(obj, "nukidora", 4)
+        d["discarder"] = _seat(get("discarder"), "discarder")
+        d["players"] = players
+        d["liable"] = _seat(get("liable"), "liable")
+        d["robbed_kan"] = robbed
+        d["notes"] = notes
+        hand = Hand.__new__(Hand)
+        object.__setattr__(hand, "__dict__", d)
+        hand.validate()
+        return hand
 
     def to_json(self) -> dict:
         out: dict[str, Any] = {
@@ -292,115 +364,135 @@ class Hand:
         return any(m.kind != "ankan" for m in self.melds)
 
     def validate(self) -> None:
-        """Rule-independent checks: counts, meld shapes, contradictory flags."""
-        n_melds = len(self.melds)
+        """Rule-independent checks: counts, meld shapes, contradictory flags. Also works out the
+        derived fields the scorer reads (tile counts, bit sets, red fives, the melds' shape)."""
+        d = self.__dict__
+        melds = self.melds
+        n_melds = len(melds)
         if n_melds > 4:
             raise HandError(f"at most 4 melds, got {n_melds}", "melds")
-        for i, m in enumerate(self.melds):
+        for i, m in enumerate(melds):
             if type(m) is not Meld:
                 raise HandError("expected a Meld", f"melds[{i}]")
         need = 14 - 3 * n_melds
-        if len(self.concealed) != need:
+        concealed = self.concealed
+        if len(concealed) != need:
             extra = f" with {n_melds} meld{'s' if n_melds != 1 else ''}" if n_melds else ""
-            raise HandError(f"expected {need} tiles{extra} (including the winning tile), got {len(self.concealed)}",
+            raise HandError(f"expected {need} tiles{extra} (including the winning tile), got {len(concealed)}",
                             "concealed")
         counts = [0] * 34
-        reds = [0, 0, 0]
         mask = 0
-        for t in self.concealed:
+        any_red = False
+        for t in concealed:
             i = t.index
             counts[i] += 1
             mask |= 1 << i
             if t.red:
-                reds[i // 9] += 1
-        object.__setattr__(self, "conc_counts", tuple(counts))
-        object.__setattr__(self, "conc_mask", mask)
-        if not counts[self.win_tile.index] or (self.win_tile.red and self.win_tile not in self.concealed):
-            raise HandError(f"winning tile {self.win_tile} is not among the concealed tiles", "win_tile")
-        closed = True
-        seqs: list[int] = []
-        trips: list[int] = []
-        sets: list[tuple[int, bool, bool]] = []
-        kans = ankans = 0
-        for m in self.melds:
-            for t in m.tiles:
-                counts[t.index] += 1
-                mask |= 1 << t.index
+                any_red = True
+        reds = [0, 0, 0]
+        if any_red:
+            for t in concealed:
                 if t.red:
                     reds[t.index // 9] += 1
-            if m.kind == "chi":
-                seqs.append(m.first)
-                closed = False
-                continue
-            kan = len(m.tiles) == 4
-            concealed = m.kind == "ankan"
-            closed = closed and concealed
-            kans += kan
-            ankans += concealed
-            trips.append(m.first)
-            sets.append((m.first, concealed, kan))
-        if self.melds:
-            object.__setattr__(self, "meld_shape", (closed, tuple(seqs), tuple(trips), tuple(sets), kans, ankans))
-        object.__setattr__(self, "hand_counts", tuple(counts))
-        object.__setattr__(self, "hand_mask", mask)
-        object.__setattr__(self, "hand_reds", tuple(reds))
-        for group in (self.dora_indicators, self.ura_indicators):
+        d["conc_counts"] = tuple(counts)
+        d["conc_mask"] = mask
+        win = self.win_tile
+        if not counts[win.index] or (win.red and win not in concealed):
+            raise HandError(f"winning tile {win} is not among the concealed tiles", "win_tile")
+        if n_melds:
+            closed = True
+            seqs: list[int] = []
+            trips: list[int] = []
+            sets: list[tuple[int, bool, bool]] = []
+            kans = ankans = 0
+            for m in melds:
+                for i in m.indices:
+                    counts[i] += 1
+                mask |= m.mask
+                if m.reds:
+                    for s, n in enumerate(m.reds):
+                        reds[s] += n
+                if m.kind == "chi":
+                    seqs.append(m.first)
+                    closed = False
+                    continue
+                kan = len(m.tiles) == 4
+                concealed_set = m.kind == "ankan"
+                closed = closed and concealed_set
+                kans += kan
+                ankans += concealed_set
+                trips.append(m.first)
+                sets.append((m.first, concealed_set, kan))
+            d["meld_shape"] = (closed, tuple(seqs), tuple(trips), tuple(sets), kans, ankans)
+        d["hand_counts"] = tuple(counts)
+        d["hand_mask"] = mask
+        d["hand_reds"] = tuple(reds)
+        dora, ura = self.dora_indicators, self.ura_indicators
+        for group in (dora, ura) if dora or ura else ():
             for t in group:
                 counts[t.index] += 1
                 if t.red:
                     reds[t.index // 9] += 1
-        object.__setattr__(self, "red_counts", tuple(reds))
-        nuki = self.nukidora
-        counts[NORTH] += nuki
-        for i, c in enumerate(counts) if max(counts) > 4 else ():
-            if c > 4:
-                raise HandError(f"{c} copies of {Tile(i)} in the hand, melds, indicators and set-aside norths "
-                                "(a set has 4)", "concealed")
-        for where, group in (("dora_indicators", self.dora_indicators), ("ura_indicators", self.ura_indicators)):
-            if len(group) > 5:
-                raise HandError(f"at most 5 indicators (1 + 4 kan), got {len(group)}", where)
-        if self.ura_indicators and len(self.ura_indicators) > len(self.dora_indicators):
+        d["red_counts"] = tuple(reds)
+        counts[NORTH] += self.nukidora
+        if max(counts) > 4:
+            for i, c in enumerate(counts):
+                if c > 4:
+                    raise HandError(f"{c} copies of {Tile(i)} in the hand, melds, indicators and set-aside norths "
+                                    "(a set has 4)", "concealed")
+        if len(dora) > 5:
+            raise HandError(f"at most 5 indicators (1 + 4 kan), got {len(dora)}", "dora_indicators")
+        if len(ura) > 5:
+            raise HandError(f"at most 5 indicators (1 + 4 kan), got {len(ura)}", "ura_indicators")
+        if ura and len(ura) > len(dora):
             raise HandError("more ura indicators than dora indicators (each ura lies under a dora indicator)",
                             "ura_indicators")
         self._validate_context()
 
     def _validate_context(self) -> None:
-        bits = 0
-        for i, name in enumerate(FLAGS):
-            if getattr(self, name):
-                bits |= 1 << i
-        object.__setattr__(self, "flag_bits", bits)
-        is_open = self.is_open
-        riichi = self.riichi or self.double_riichi
+        d = self.__dict__
+        bits = ((1 if d["riichi"] else 0) | (2 if d["double_riichi"] else 0) | (4 if d["ippatsu"] else 0)
+                | (8 if d["rinshan"] else 0) | (16 if d["chankan"] else 0) | (32 if d["haitei"] else 0)
+                | (64 if d["houtei"] else 0) | (128 if d["tenhou"] else 0) | (256 if d["chiihou"] else 0)
+                | (512 if d["renhou"] else 0))
+        d["flag_bits"] = bits
         tsumo = self.tsumo
-        if riichi and is_open:
-            raise HandError("riichi needs a closed hand (only closed kans allowed)", "double_riichi" if self.double_riichi else "riichi")
-        if self.ippatsu and not riichi:
-            raise HandError("ippatsu needs riichi", "ippatsu")
+        if bits:  # the checks below that need a flag set, in the order they are reported
+            riichi = self.riichi or self.double_riichi
+            if riichi and not self.meld_shape[0]:
+                raise HandError("riichi needs a closed hand (only closed kans allowed)",
+                                "double_riichi" if self.double_riichi else "riichi")
+            if self.ippatsu and not riichi:
+                raise HandError("ippatsu needs riichi", "ippatsu")
+        else:
+            riichi = False
         if self.ura_indicators and not riichi:
             raise HandError("ura dora only count for a riichi winner; drop ura_indicators or set riichi", "ura_indicators")
-        if self.rinshan and not tsumo:
-            raise HandError("rinshan kaihou is a win by tsumo on the replacement tile", "rinshan")
-        if self.rinshan and not any(m.is_kan for m in self.melds) and not self.nukidora:
-            raise HandError("rinshan kaihou needs a kan (or, in 3-player, a set-aside north)", "rinshan")
-        if self.chankan and tsumo:
-            raise HandError("chankan (robbing a kan) is a win by ron", "chankan")
-        if self.haitei and not tsumo:
-            raise HandError("haitei is a win by tsumo on the last tile (by ron it is houtei)", "haitei")
-        if self.houtei and tsumo:
-            raise HandError("houtei is a win by ron on the last discard (by tsumo it is haitei)", "houtei")
-        if self.houtei and self.chankan:
-            raise HandError("houtei and chankan cannot both happen (the last discard is not a kan)", "houtei")
-        if self.chankan:
-            same = sum(1 for t in self.concealed if t.index == self.win_tile.index)
-            same += sum(1 for m in self.melds for t in m.tiles if t.index == self.win_tile.index)
-            if same > 1:
+        if bits:
+            if self.rinshan and not tsumo:
+                raise HandError("rinshan kaihou is a win by tsumo on the replacement tile", "rinshan")
+            if self.rinshan and not self.meld_shape[4] and not self.nukidora:
+                raise HandError("rinshan kaihou needs a kan (or, in 3-player, a set-aside north)", "rinshan")
+            if self.chankan and tsumo:
+                raise HandError("chankan (robbing a kan) is a win by ron", "chankan")
+            if self.haitei and not tsumo:
+                raise HandError("haitei is a win by tsumo on the last tile (by ron it is houtei)", "haitei")
+            if self.houtei and tsumo:
+                raise HandError("houtei is a win by ron on the last discard (by tsumo it is haitei)", "houtei")
+            if self.houtei and self.chankan:
+                raise HandError("houtei and chankan cannot both happen (the last discard is not a kan)", "houtei")
+            if self.chankan and self.hand_counts[self.win_tile.index] > 1:
                 raise HandError(f"chankan on {self.win_tile}: the other three are in the robbed kan, so the hand can "
                                 "hold only the robbed one", "chankan")
         if self.robbed_kan == "ankan" and not self.chankan:
             raise HandError("robbed_kan only applies to chankan", "robbed_kan")
         if self.discarder is not None and tsumo:
             raise HandError("a tsumo win has no discarder", "discarder")
+        if bits & 0b1110000000:  # tenhou, chiihou, renhou
+            self._validate_first_turn(riichi)
+
+    def _validate_first_turn(self, riichi: bool) -> None:
+        tsumo = self.tsumo
         dealer = self.seat_wind == 0
         for flag, ok, why in (
             ("tenhou", dealer and tsumo, "tenhou is the dealer's win on the first draw (tsumo, dealer seat E)"),
@@ -421,3 +513,9 @@ class Hand:
                     raise HandError(f"{flag} is impossible once a north has been set aside", flag)
         if sum((self.tenhou, self.chiihou, self.renhou)) > 1:
             raise HandError("tenhou, chiihou and renhou exclude each other", "tenhou")
+
+
+assert FLAGS == ("riichi", "double_riichi", "ippatsu", "rinshan", "chankan", "haitei", "houtei", "tenhou", "chiihou",
+                 "renhou"), "Hand._validate_context numbers the flags in this order"
+# every field's default, for filling in a Hand without the dataclass constructor (Hand.from_json)
+_HAND_DEFAULTS = {f.name: f.default for f in fields(Hand) if f.default is not MISSING}

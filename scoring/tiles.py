@@ -70,8 +70,16 @@ for _n in range(1, 8):
     _LOOKUP[(str(_n), "z")] = TILES[27 + _n - 1]
 
 
+# "5m" -> Tile for the 37 canonical one-tile texts (indicators, winning and called tiles)
+TILE_BY_TEXT: dict[str, Tile] = {d + s: t for (d, s), t in _LOOKUP.items()}
+
+
 def tile(text: str, field: str | None = None) -> Tile:
     """Exactly one tile from MPSZ text ("5m", "0p", "7z")."""
+    if type(text) is str:
+        one = TILE_BY_TEXT.get(text)
+        if one is not None:
+            return one
     tiles = parse_tiles(text, field)
     if len(tiles) != 1:
         raise HandError(f"expected one tile, got {len(tiles)} in {text!r}", field)
