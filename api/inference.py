@@ -83,6 +83,11 @@ class InferenceGate:
         """Seconds until a slot is likely free: the queue ahead divided among the workers."""
         return max(1, math.ceil(self.in_flight * self.mean_seconds / self.workers))
 
+    def check(self) -> None:
+        """Raise `Saturated` now if a new read would be refused (before reading the upload)."""
+        if self.in_flight >= self.capacity:
+            raise Saturated(self.retry_after())
+
     @asynccontextmanager
     async def _slot(self) -> AsyncIterator[None]:
         if self.in_flight >= self.capacity:

@@ -2,9 +2,10 @@
 
 Order of checks, cheapest first, so bad requests cost nothing: body size (413, enforced while the
 upload streams, by `api.body_limit`) → `context` (422 naming the field, incl. the rule
-set) → the image header (415 not an image we read, 422 corrupt/empty, 413 too many pixels —
-before any decode, so a decompression bomb is refused in microseconds) → a free inference slot
-(503 + Retry-After) → decode and read in a worker thread.
+set) → room in the queue (503 + Retry-After, before the photo is held in memory) → the image
+header (415 not an image we read, 422 corrupt/empty, 413 too many pixels — before any decode, so
+a decompression bomb is refused in microseconds) → a free inference slot → decode and read in a
+worker thread.
 """
 from __future__ import annotations
 
@@ -88,6 +89,14 @@ def _check_header(data: bytes, settings: ApiSettings) -> ImageInfo:
     return ImageInfo(format=str(info.format).lower(), width=width, height=height)
 
 
+def _busy(gate: Any, exc: Saturated, fields: dict[str, Any]) -> HTTPException:
+    fields["saturated"] = True
+    return HTTPException(
+        503, f"all {gate.workers} photo workers are busy and {gate.queue} photos are waiting; retry shortly",
+        headers={"Retry-After": str(exc.retry_after)},
+    )
+
+
 def _keep(settings: ApiSettings, rid: str, data: bytes, info: ImageInfo, context: PhotoContext, reading: dict) -> str:
     """Save the photo and a JSON sidecar (context + reading) under `keep_dir/YYYY-MM-DD/`."""
     now = datetime.now(timezone.utc)
@@ -110,6 +119,10 @@ async def _read(
     context = parse_context(context_raw)
     rules = resolve_context_rules(context)
     players = players_for(context, rules)
+    try:
+        gate.check()  # refuse before holding the photo in memory if it would be refused anyway
+    except Saturated as exc:
+        raise _busy(gate, exc, log_fields(request)) from exc
     data = await photo.read()
     info = _check_header(data, settings)
     fields = log_fields(request)
@@ -127,11 +140,7 @@ async def _read(
     try:
         reading, timings = await gate.run(decode_and_read)
     except Saturated as exc:
-        fields["saturated"] = True
-        raise HTTPException(
-            503, f"all {gate.workers} photo workers are busy and {gate.queue} photos are waiting; retry shortly",
-            headers={"Retry-After": str(exc.retry_after)},
-        ) from exc
+        raise _busy(gate, exc, fields) from exc
     except ImageError as exc:
         raise _image_error(exc) from exc
     done = time.perf_counter()
