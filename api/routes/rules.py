@@ -45,6 +45,7 @@ async def list_rules() -> list[RuleSetSummary]:
 )
 async def get_rules(name: str) -> RuleSetDetail:
     """The fields a `{"preset": name, ...}` object may override, with this preset's values."""
+    name = name.strip().lower()  # as hands accept them: "Tenhou" is "tenhou"
     rules = PRESETS.get(name)
     if rules is None:
         raise HTTPException(404, f"no rule set named {name!r}; known: {', '.join(PRESETS)}")

@@ -27,6 +27,10 @@ def test_one_rule_set_shows_every_field_with_value_default_and_doc(client):
     assert fields["renhou"]["choices"] == ["none", "mangan", "yakuman"]
 
 
+def test_rule_set_names_are_case_insensitive_like_in_hands(client):
+    assert client.get("/v1/rules/M-League").json()["name"] == "m-league"
+
+
 def test_unknown_rule_set_is_404_listing_the_known_ones(client):
     r = client.get("/v1/rules/tenhoo")
     assert r.status_code == 404
