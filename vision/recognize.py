@@ -300,7 +300,7 @@ class Recognition:
 REDETECT_ABOVE = 20.0  # residual tilt (degrees) beyond which we detect again on a turned image
 SIDEWAYS_RATIO = 1.33  # aspect (w/h in the frame) over the row's upright median → sideways
 AMBIGUOUS = (1.1, 2.1)  # relative aspects for which both ways are tried (askew tiles, perspective)
-SHAPE_WEIGHT = 8.0  # log-odds of "sideways" per unit of log relative aspect (vs the classifier's)
+SHAPE_WEIGHT = 5.0  # log-odds of "sideways" per unit of log relative aspect (vs the classifier's)
 TOP_K = 3
 
 
