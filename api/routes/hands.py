@@ -37,6 +37,7 @@ def error_location(result: dict[str, Any]) -> list[Any]:
         400: {"model": ErrorBody, "description": "the body cannot be parsed (e.g. not UTF-8)"},
         413: {"model": ErrorBody, "description": "the body is over the JSON size limit"},
         422: {"description": "malformed input, or a hand the engine cannot score (§2 body with `error` and a `detail`)"},
+        500: {"description": "the engine failed on this hand (a bug): §2 body with `error`"},
     },
     summary="Score a hand given as CONTRACTS §1 JSON",
 )
@@ -46,6 +47,8 @@ async def score_hand(hand: HandIn, request: Request) -> Any:
     fields = log_fields(request)
     if result.get("error"):
         fields["score_error"] = result["error"]
+        if result["error"].startswith("internal error"):  # the engine's own bug, not the caller's input
+            return JSONResponse({**result, "detail": result["error"]}, status_code=500)
         detail = [{"type": "hand_invalid", "loc": error_location(result), "msg": result["error"]}]
         return JSONResponse({**result, "detail": detail}, status_code=422)
     fields.update(han=result.get("han"), points=result.get("points"))

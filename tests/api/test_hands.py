@@ -98,3 +98,15 @@ def test_not_json_is_422(client):
 def test_array_instead_of_object_is_422(client):
     r = client.post("/v1/hands/score", json=[HAND])
     assert r.status_code == 422
+
+
+def test_an_engine_bug_is_a_500_not_the_callers_fault(client, monkeypatch):
+    import api.routes.hands as hands
+
+    def broken(obj):
+        return {"han": 0, "error": "internal error (KeyError: 'x'); please report this hand", "error_field": None}
+
+    monkeypatch.setattr(hands, "score_json", broken)
+    r = client.post("/v1/hands/score", json=HAND)
+    assert r.status_code == 500
+    assert r.json()["error"].startswith("internal error")
