@@ -72,3 +72,43 @@ def test_serve_starts_a_server_on_loopback_with_json_logs(tmp_path):
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     requests = [x for x in lines if x.get("event") == "request"]
     assert requests and requests[-1]["path"] == "/v1/rules" and requests[-1]["status"] == 200
+
+
+def test_serve_with_two_workers_hands_the_flags_to_each(tmp_path):
+    """`--workers 2`: the worker processes (which import the app afresh) answer with the limit
+    given as `--max-photo-mb 1`, handed over through the environment."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "tsumo", "serve", "--port", str(port), "--no-models",
+                             "--workers", "2", "--max-photo-mb", "1"],
+                            cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        ready = False
+        while time.monotonic() < deadline and not ready:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/rules", timeout=2).close()
+                ready = True
+            except OSError:
+                time.sleep(0.2)
+        assert ready
+        details = set()
+        for _ in range(6):  # each on a new connection, so the kernel spreads them over the workers
+            # Only the headers are sent: the 413 comes from the declared length, before any body.
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+                conn.sendall(b"POST /v1/photos/read HTTP/1.1\r\nHost: x\r\n"
+                             b"Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 1100000\r\n\r\n")
+                answer = b""
+                while not answer.endswith(b"}"):
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        break
+                    answer += chunk
+            head, _, payload = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 413"), head
+            details.add(json.loads(payload)["detail"])
+        assert details == {"request body is over this endpoint's limit of 1,048,576 bytes"}
+    finally:
+        proc.terminate()
+        proc.wait(15)
