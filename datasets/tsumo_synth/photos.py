@@ -6,7 +6,8 @@ Layout of OUT: `images/{train,val}/*.jpg`, `labels/{train,val}/*.txt` (YOLO: `0 
 class "tile"), `data.yaml`, `labels.jsonl` (one line per photo: image path, split, sequence, §1
 hand, every tile's class/box/quad/rotation/in_hand/group flags — see `scene.PhotoLabels`) and
 `manifest.json`. Photo i is drawn from the seed (seed, i) only, so a set is reproducible and can
-be written by several processes; an existing complete set with the same recipe is reused.
+be written by several processes; an existing complete set with the same recipe is reused, and an
+interrupted (or smaller) one is resumed photo by photo (`meta/` keeps each finished photo's labels).
 """
 from __future__ import annotations
 
@@ -67,10 +68,19 @@ def _work(args) -> list[dict]:
         name = photo_name(i)
         img_path = out / "images" / split / f"{name}.jpg"
         lab_path = out / "labels" / split / f"{name}.txt"
+        meta_path = out / "meta" / f"{name}.json"
+        if meta_path.exists() and img_path.exists() and lab_path.exists():  # rendered by an earlier run
+            rows.append(json.loads(meta_path.read_text()))
+            continue
         image, labels = render_one(i, seed, artist=artist, scoreable=scoreable)
-        cv2.imwrite(str(img_path), cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
+        # label first, image last (atomically): a trainer reading a half-written set never sees
+        # an image without its boxes (that would teach it the tiles are background)
         lab_path.write_text("\n".join(yolo_lines(labels)) + "\n")
+        tmp = img_path.with_name(img_path.stem + ".tmp.jpg")
+        cv2.imwrite(str(tmp), cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
+        os.replace(tmp, img_path)
         row = {"image": f"images/{split}/{name}.jpg", "split": split, **labels.to_json()}
+        meta_path.write_text(json.dumps(row))  # last: marks photo i as done
         rows.append(row)
     return rows
 
@@ -80,10 +90,16 @@ def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: f
     out = Path(out)
     recipe = {"n": n, "seed": seed, "val_frac": val_frac, "scoreable": scoreable, "version": RECIPE_VERSION}
     manifest = out / "manifest.json"
-    if manifest.exists() and json.loads(manifest.read_text()).get("recipe") == recipe:
-        if not quiet:
-            print(f"{out}: cached ({n} photos)", file=sys.stderr)
-        return out
+    if manifest.exists():
+        old = json.loads(manifest.read_text()).get("recipe", {})
+        if old == recipe:
+            if not quiet:
+                print(f"{out}: cached ({n} photos)", file=sys.stderr)
+            return out
+        if {k: v for k, v in old.items() if k != "n"} != {k: v for k, v in recipe.items() if k != "n"}:
+            raise SystemExit(f"{out} holds photos of another recipe {old}; choose another --out")
+        manifest.unlink()  # only the count differs: reuse the photos already there
+    (out / "meta").mkdir(parents=True, exist_ok=True)
     for split in ("train", "val"):
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
