@@ -63,6 +63,13 @@ class HandContext(BaseModel):
 class HandIn(HandContext):
     """CONTRACTS §1: a hand to score. `id` is echoed back; `expected` (as in batch files) is ignored."""
 
+    model_config = ConfigDict(extra="forbid", json_schema_extra={"examples": [{
+        "rules": "tenhou", "concealed": "234m055p789s55z", "win_tile": "5z",
+        "melds": [{"kind": "pon", "tiles": "777z", "called": "7z", "from": "across"}],
+        "win": "ron", "discarder": "left", "round_wind": "E", "seat_wind": "S",
+        "dora_indicators": ["4p"], "riichi": False, "honba": 1, "kyotaku": 0,
+    }]})
+
     concealed: str = Field(
         pattern=TILES_PATTERN, max_length=64,
         description="every tile not in a meld, including the winning tile (MPSZ)",

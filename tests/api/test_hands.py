@@ -110,3 +110,10 @@ def test_an_engine_bug_is_a_500_not_the_callers_fault(client, monkeypatch):
     r = client.post("/v1/hands/score", json=HAND)
     assert r.status_code == 500
     assert r.json()["error"].startswith("internal error")
+
+
+def test_the_documented_example_hand_scores(client):
+    example = client.get("/openapi.json").json()["components"]["schemas"]["HandIn"]["examples"][0]
+    r = client.post("/v1/hands/score", json=example)
+    assert r.status_code == 200, r.text
+    assert r.json()["points"] > 0
