@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from functools import lru_cache
 from operator import itemgetter
-from typing import NamedTuple
 
 from . import fu as fu_mod
 from .checks import check_rules
@@ -50,10 +49,18 @@ class _Stage:
 
 
 class _Table:
-    __slots__ = ("hand", "reading")
+    """What scoring needs from a rule set, worked out once per Rules object: the yaku stages, the
+    value and pair-fu tables of every seat/round wind, the dora successor table and the limits."""
 
-    def __init__(self, hand: _Stage, reading: _Stage) -> None:
+    __slots__ = ("hand", "reading", "winds", "dora_next", "red_allowed", "renhou_mangan", "stacking")
+
+    def __init__(self, hand: _Stage, reading: _Stage, rules: Rules) -> None:
         self.hand, self.reading = hand, reading
+        self.winds = tuple(tuple(_winds(seat, rnd, rules.double_wind_pair_fu) for rnd in range(4)) for seat in range(4))
+        self.dora_next = DORA_NEXT_3P if rules.players == 3 else DORA_NEXT
+        self.red_allowed = tuple(bool(n) for n in rules.red_fives)
+        self.renhou_mangan = rules.renhou == "mangan"
+        self.stacking = rules.yakuman_stacking
 
 
 _TABLES: dict[int, tuple[Rules, _Table]] = {}
@@ -88,7 +95,7 @@ def _compile(rules: Rules) -> _Table:
             entry = (order, y, y.han, han_open, 0,
                      YakuHit(y.key, y.name, y.name_ja, y.han), YakuHit(y.key, y.name, y.name_ja, han_open))
         (reading if y.per_reading else hand).setdefault(y.gate, []).append(entry)
-    return _Table(_Stage(hand), _Stage(reading))
+    return _Table(_Stage(hand), _Stage(reading), rules)
 
 
 def _run(entries: tuple, c: Ctx, closed: bool, hits: list) -> tuple[int, int]:
@@ -121,55 +128,8 @@ def _winds(seat_wind: int, round_wind: int, double_wind_pair_fu: int) -> tuple[t
     return tuple(value), tuple(pair_fu)
 
 
-class _Facts:
-    """What every reading of the hand shares."""
-
-    __slots__ = ("conc", "mask", "suits", "closed", "meld_seqs", "meld_trips", "meld_fu", "meld_sets", "kans",
-                 "ankans", "value", "pair_fu", "dora", "ura", "aka", "nuki")
-
-
-_SUIT_MASKS = (0x1FF, 0x1FF << 9, 0x1FF << 18)
-# fu of a triplet-like set by tile and (concealed + 2 * kan)
-_SET_FU = tuple(tuple(fu_mod.set_fu(t, bool(k & 1), bool(k & 2)) for k in range(4)) for t in range(34))
-
-
-def _facts(hand: Hand, rules: Rules) -> _Facts:
-    f = _Facts()
-    f.conc = hand.conc_counts
-    closed, meld_seqs, meld_trips, meld_sets, kans, ankans = hand.meld_shape
-    meld_fu = 0
-    for t, concealed, kan in meld_sets:
-        meld_fu += _SET_FU[t][concealed + 2 * kan]
-    mask = hand.hand_mask
-    f.mask = mask
-    f.suits = (mask & 0x1FF > 0) + (mask & _SUIT_MASKS[1] > 0) + (mask & _SUIT_MASKS[2] > 0)
-    f.closed = closed
-    f.meld_seqs = meld_seqs
-    f.meld_trips = meld_trips
-    f.meld_sets = meld_sets
-    f.meld_fu = meld_fu
-    f.kans = kans
-    f.ankans = ankans
-    f.value, f.pair_fu = _winds(hand.seat_wind, hand.round_wind, rules.double_wind_pair_fu)
-    # dora: a tile counts once per indicator pointing at it; set-aside norths count as norths
-    dora = ura = aka = 0
-    if hand.dora_indicators:
-        nxt = DORA_NEXT_3P if rules.players == 3 else DORA_NEXT
-        counts = hand.hand_counts
-        nuki = hand.nukidora
-        for ind in hand.dora_indicators:
-            d = nxt[ind.index]
-            dora += counts[d] + (nuki if d == NORTH else 0)
-        if hand.ura_indicators and (hand.riichi or hand.double_riichi):
-            for ind in hand.ura_indicators:
-                d = nxt[ind.index]
-                ura += counts[d] + (nuki if d == NORTH else 0)
-    reds = hand.hand_reds
-    if reds[0] or reds[1] or reds[2]:
-        allowed = rules.red_fives
-        aka = (reds[0] if allowed[0] else 0) + (reds[1] if allowed[1] else 0) + (reds[2] if allowed[2] else 0)
-    f.dora, f.ura, f.aka, f.nuki = dora, ura, aka, hand.nukidora
-    return f
+# fu of a triplet-like meld by tile and (concealed + 2 * kan)
+_SET_FU = fu_mod.SET_FU
 
 
 # ---------------------------------------------------------------------------- readings
@@ -205,63 +165,70 @@ def _readings(hand: Hand, conc: tuple[int, ...], win: int) -> list[tuple[int, tu
     return out
 
 
-class _Best(NamedTuple):
-    """The reading that scores most, and what it is worth."""
-
-    key: tuple
-    shape: tuple
-    wait: int
-    form: int
-    hits: list
-    han: int
-    fu: int
-    yakuman: int
-    base: int
-    limit: str | None
-    kazoe: bool
-    renhou: bool
-    ron_trip: int
-    pinfu: bool
-
-
 _PINFU = next(y for y in YAKU if y.key == "pinfu")
 _ORDER = itemgetter(0)
+# the dora entries of the result by count (shared: a YakuHit is immutable)
+_DORA_HITS = {key: tuple(YakuHit(key, *DORA_NAMES[key], n) for n in range(41)) for key in DORA_NAMES}
+
+
+def _dora_hit(key: str, n: int) -> YakuHit:
+    return _DORA_HITS[key][n] if n <= 40 else YakuHit(key, *DORA_NAMES[key], n)
 
 
 def score(hand: Hand, rules: Rules) -> Result:
     """Score a validated hand under a rule set (HandError if it is not a winning hand or has no yaku)."""
     notes = check_rules(hand, rules)
+    table = _table(rules)
     win = hand.win_tile.index
-    f = _facts(hand, rules)
-    readings = _readings(hand, f.conc, win)
+    conc = hand.conc_counts
+    # what every reading shares: the melds, the winds, the dora
+    closed, meld_seqs, meld_trips, meld_sets, kans, ankans = hand.meld_shape
+    meld_fu = 0
+    for t, concealed, kan in meld_sets:
+        meld_fu += _SET_FU[t][concealed + 2 * kan]
+    mask = hand.hand_mask
+    value, pair_fu = table.winds[hand.seat_wind][hand.round_wind]
+    # dora: a tile counts once per indicator pointing at it; set-aside norths count as norths
+    dora = ura = aka = 0
+    nuki = hand.nukidora
+    if hand.dora_indicators:
+        nxt = table.dora_next
+        counts = hand.hand_counts
+        for ind in hand.dora_indicators:
+            d = nxt[ind.index]
+            dora += counts[d] + (nuki if d == NORTH else 0)
+        if hand.ura_indicators and (hand.riichi or hand.double_riichi):
+            for ind in hand.ura_indicators:
+                d = nxt[ind.index]
+                ura += counts[d] + (nuki if d == NORTH else 0)
+    reds = hand.hand_reds
+    if reds[0] or reds[1] or reds[2]:
+        allowed = table.red_allowed
+        aka = (reds[0] if allowed[0] else 0) + (reds[1] if allowed[1] else 0) + (reds[2] if allowed[2] else 0)
+    readings = _readings(hand, conc, win)
     if not readings:
         raise HandError("not a winning hand: the tiles do not make four sets and a pair, seven different pairs "
                         "or thirteen orphans", "concealed")
-    table = _table(rules)
     tsumo = hand.tsumo
-    closed = f.closed
     c = Ctx()
     c.closed = closed
     c.tsumo = tsumo
-    c.mask = f.mask
-    c.suits = f.suits
-    c.conc = f.conc
+    c.mask = mask
+    c.suits = (mask & 0x1FF > 0) + (mask & 0x3FE00 > 0) + (mask & 0x7FC0000 > 0)
+    c.conc = conc
     c.win = win
     c.seat = 27 + hand.seat_wind
     c.round = 27 + hand.round_wind
     c.hand = hand
     c.flags = hand.flag_bits
     c.rules = rules
-    c.kans = f.kans
-    dora_total = f.dora + f.ura + f.aka + f.nuki
-    renhou_mangan = hand.renhou and rules.renhou == "mangan"
-    stacking = rules.yakuman_stacking
-    meld_seqs, meld_trips, meld_fu, ankans = f.meld_seqs, f.meld_trips, f.meld_fu, f.ankans
-    value, pair_fu = f.value, f.pair_fu
+    c.kans = kans
+    dora_total = dora + ura + aka + nuki
+    renhou_mangan = hand.renhou and table.renhou_mangan
     rinshan = hand.rinshan
     fu_value = fu_mod.fu_value
     best_key: tuple | None = None
-    best_tuple: tuple = ()
+    best: tuple = ()
     per_form: dict[int, tuple] = {}
     hand_stage, reading_stage = table.hand, table.reading
     reading_gates, reading_cache = reading_stage.gates, reading_stage.cache
@@ -279,24 +246,25 @@ def score(hand: Hand, rules: Rules) -> Result:
             fixed_hits: list = []
             fixed_han, fixed_w = _run(hand_stage.entries(c), c, closed, fixed_hits)
             fixed = per_form[form] = (fixed_hits, fixed_han, fixed_w)
-        hits = list(fixed[0])
-        han, weight = fixed[1], fixed[2]
+        hits, han, weight = fixed
         entries = reading_cache.get(reading_gates(c))
         if entries is None:
             entries = reading_stage.entries(c)
+        pinfu = False
         for e in entries:  # _run, inlined: this is the innermost loop
             if e[1].check(c):
                 h = e[2] if closed else e[3]
                 if h:
-                    hits.append(e)
+                    hits = hits + [e]  # a new list: the form's fixed hits are shared between readings
                     if e[4]:
                         weight += e[4]
                     else:
                         han += h
+                        if e[1] is _PINFU:
+                            pinfu = True
         pfu = pair_fu[pair] if pair >= 0 else 0
-        pinfu = False
         if weight:
-            if not stacking:
+            if not table.stacking:
                 weight = 1
             hits = [e for e in hits if e[4]]
             base = 8000 * weight
@@ -304,10 +272,8 @@ def score(hand: Hand, rules: Rules) -> Result:
             han = 13 * weight
             key = (base, 1, han, fu)
             limit, kazoe = yakuman_limit_name(weight), False
+            pinfu = False
         else:
-            for e in hits:
-                if e[1] is _PINFU:
-                    pinfu = True
             fu = fu_value(form, closed, tsumo, pinfu, rinshan, pfu, wait, trips, ron_trip, meld_fu, rules)
             if han:
                 han += dora_total
@@ -322,76 +288,78 @@ def score(hand: Hand, rules: Rules) -> Result:
             renhou, base, limit, key = True, 2000, "mangan", (2000, 0, rules.mangan_han, fu)
         if best_key is None or key > best_key:
             best_key = key
-            best_tuple = (key, shape, wait, form, hits, han, fu, weight, base, limit, kazoe, renhou, ron_trip, pinfu)
+            best = (shape, wait, form, hits, han, fu, weight, base, limit, kazoe, renhou, ron_trip, pinfu)
 
-    best = _Best(*best_tuple)
-    if best.base == 0:
+    if best[7] == 0:
         raise HandError("no yaku: the hand needs at least one yaku (dora alone do not count)")
-    if hand.robbed_kan == "ankan" and best.form != KOKUSHI:
+    if hand.robbed_kan == "ankan" and best[2] != KOKUSHI:
         raise HandError("only thirteen orphans may rob a closed kan", "robbed_kan")
-    return _result(hand, rules, f, best, notes)
+    return _result(hand, rules, best, notes, closed, dora, ura, aka, nuki, pair_fu, meld_sets)
 
 
-def _result(hand: Hand, rules: Rules, f: _Facts, b: _Best, notes: list[str]) -> Result:
-    pair = b.shape[0]
-    closed = f.closed
-    yaku: list[YakuHit] = []
-    real_yakuman = b.yakuman and not b.kazoe
-    if b.renhou:
+def _result(hand: Hand, rules: Rules, best: tuple, notes: list[str], closed: bool, dora: int, ura: int, aka: int,
+            nuki: int, pair_fu: tuple[int, ...], meld_sets: tuple) -> Result:
+    """The Result of the best reading: yaku in table order then dora, liability, payments."""
+    shape, wait, form, hits, han, fu, weight, base, limit, kazoe, renhou, ron_trip, pinfu = best
+    pair = shape[0]
+    real_yakuman = weight and not kazoe
+    if renhou:
         k, n, nj = RENHOU_MANGAN
-        yaku.append(YakuHit(k, n, nj, rules.mangan_han))
+        yaku = [YakuHit(k, n, nj, rules.mangan_han)]
         han = rules.mangan_han
         notes.append("renhou: paid as mangan")
     else:
-        hits = sorted(b.hits, key=_ORDER) if len(b.hits) > 1 else b.hits
         k = 5 if closed else 6
-        for e in hits:
-            yaku.append(e[k])
-        han = b.han
+        if len(hits) > 1:
+            yaku = [e[k] for e in sorted(hits, key=_ORDER)]
+        else:
+            yaku = [e[k] for e in hits]
         if not real_yakuman:
-            if f.dora:
-                yaku.append(YakuHit("dora", *DORA_NAMES["dora"], f.dora))
-            if f.ura:
-                yaku.append(YakuHit("ura_dora", *DORA_NAMES["ura_dora"], f.ura))
-            if f.aka:
-                yaku.append(YakuHit("aka_dora", *DORA_NAMES["aka_dora"], f.aka))
-            if f.nuki:
-                yaku.append(YakuHit("nuki_dora", *DORA_NAMES["nuki_dora"], f.nuki))
-        elif not rules.yakuman_stacking and len(b.hits) > 1:
+            if dora:
+                yaku.append(_dora_hit("dora", dora))
+            if ura:
+                yaku.append(_dora_hit("ura_dora", ura))
+            if aka:
+                yaku.append(_dora_hit("aka_dora", aka))
+            if nuki:
+                yaku.append(_dora_hit("nuki_dora", nuki))
+        elif not rules.yakuman_stacking and len(hits) > 1:
             notes.append(f"{rules.name}: several yakuman count as one")
     liability = None
     pao_base = 0
     liable = None
     if (real_yakuman and rules.pao) or hand.liable is not None:
-        keys = [e[1].key for e in b.hits] if real_yakuman else []
+        keys = [e[1].key for e in hits] if real_yakuman else []
         pao_keys, liable, pao_notes = find_liability(keys, hand, pair, rules)
         notes.extend(pao_notes)
         if liable is not None:
-            pao_base = (8000 * sum(e[4] for e in b.hits if e[1].key in pao_keys)) if rules.yakuman_stacking \
-                else b.base
+            pao_base = (8000 * sum(e[4] for e in hits if e[1].key in pao_keys)) if rules.yakuman_stacking \
+                else base
             liability = {"seat": liable, "yakuman": pao_keys, "base_points": pao_base}
     tsumo = hand.tsumo
-    payments, points, total = settle(b.base, pao_base, liable, hand.seat_wind == 0, tsumo, hand.seat_wind,
+    dealer = hand.seat_wind == 0
+    payments, points, total = settle(base, pao_base, liable, dealer, tsumo, hand.seat_wind,
                                      hand.discarder, hand.honba, hand.kyotaku, rules)
     r = Result.__new__(Result)
     r.han, r.fu, r.yakuman, r.limit, r.points, r.payments, r.total, r.yaku = \
-        han, b.fu, b.yakuman, b.limit, points, payments, total, yaku
+        han, fu, weight, limit, points, payments, total, yaku
     r.kazoe, r.dealer, r.is_open, r.win, r.form, r.wait = \
-        b.kazoe, hand.seat_wind == 0, not closed, "tsumo" if tsumo else "ron", _FORM_NAMES[b.form], WAIT_NAMES[b.wait]
+        kazoe, dealer, not closed, "tsumo" if tsumo else "ron", _FORM_NAMES[form], WAIT_NAMES[wait]
     r.base_points, r.honba_points, r.sticks_points = \
-        b.base, hand.honba * rules.honba_points, hand.kyotaku * rules.riichi_stick_points
+        base, hand.honba * rules.honba_points, hand.kyotaku * rules.riichi_stick_points
     r.liability, r.rules, r.players, r.notes = liability, rules.name, rules.players, notes
     r._fu_details = r._groups = None
-    r._detail = (_fu_breakdown, _groups, (b, hand, f, rules))
+    r._detail = (_fu_breakdown, _groups, (form, shape, wait, pinfu, ron_trip, hand, closed, pair_fu, meld_sets, rules))
     return r
 
 
-def _fu_breakdown(b: _Best, hand: Hand, f: _Facts, rules: Rules) -> list[dict]:
-    if b.form == KOKUSHI:
+def _fu_breakdown(form: int, shape: tuple, wait: int, pinfu: bool, ron_trip: int, hand: Hand, closed: bool,
+                  pair_fu: tuple[int, ...], meld_sets: tuple, rules: Rules) -> list[dict]:
+    if form == KOKUSHI:
         return []
-    pair, _, trips = b.shape
-    return fu_mod.fu_details(b.form, f.closed, hand.tsumo, b.pinfu, hand.rinshan, pair, f.pair_fu[pair], b.wait,
-                             trips, b.ron_trip, f.meld_sets, rules)[1]
+    pair, _, trips = shape
+    return fu_mod.fu_details(form, closed, hand.tsumo, pinfu, hand.rinshan, pair, pair_fu[pair], wait, trips, ron_trip,
+                             meld_sets, rules)[1]
 
 
 _FORM_NAMES = ("standard", "seven pairs", "thirteen orphans")
@@ -400,12 +368,12 @@ _TRIP_TEXT = tuple(format_tiles([t] * 3) for t in TILES)
 _PAIR_TEXT = tuple(format_tiles([t] * 2) for t in TILES)
 
 
-def _groups(b: _Best, hand: Hand, *_) -> list[str]:
+def _groups(form: int, shape: tuple, wait: int, pinfu: bool, ron_trip: int, hand: Hand, *_) -> list[str]:
     """The chosen decomposition in MPSZ text: closed sets, the pair, then the melds as given."""
-    pair, seqs, trips = b.shape
-    if b.form == KOKUSHI:
+    pair, seqs, trips = shape
+    if form == KOKUSHI:
         return [format_tiles(hand.concealed, sort=True)]
-    if b.form == CHIITOI:
+    if form == CHIITOI:
         return [_PAIR_TEXT[i] for i in range(34) if hand.conc_counts[i]]
     out = [_SEQ_TEXT[s] for s in seqs]
     out += [_TRIP_TEXT[t] for t in trips]

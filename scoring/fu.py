@@ -23,6 +23,17 @@ def set_fu(tile: int, concealed: bool, kan: bool) -> int:
     return fu
 
 
+# fu of a triplet-like set by tile and (concealed + 2 * kan), and the breakdown's reason texts by tile
+SET_FU: tuple[tuple[int, ...], ...] = tuple(tuple(set_fu(t, bool(k & 1), bool(k & 2)) for k in range(4))
+                                            for t in range(34))
+_CLOSED_TRIP_REASON = tuple(f"closed triplet {TILE_NAMES[t]}" for t in range(34))
+_MELD_REASON = tuple(tuple(f"{kind} {TILE_NAMES[t]}" for kind in ("open triplet", "open triplet", "open kan",
+                                                                   "closed kan")) for t in range(34))
+_RON_TRIP_REASON = tuple(f"triplet completed by ron (open) {TILE_NAMES[t]}" for t in range(34))
+_PAIR_REASON = tuple(f"value pair {TILE_NAMES[t]}" for t in range(34))
+_WAIT_REASON = {w: f"{WAIT_NAMES[w]} wait" for w in (KANCHAN, PENCHAN, TANKI)}
+
+
 def fu_details(form: int, closed: bool, tsumo: bool, pinfu: bool, rinshan: bool, pair: int, pair_fu: int,
                wait: int, conc_trips: tuple[int, ...], ron_trip: int, melds: list[tuple[int, bool, bool]],
                rules) -> tuple[int, list[dict]]:
@@ -40,23 +51,24 @@ def fu_details(form: int, closed: bool, tsumo: bool, pinfu: bool, rinshan: bool,
     if pinfu and tsumo:
         return 20, [{"fu": 20, "reason": "pinfu tsumo (fixed)"}]
     for t in conc_trips:
-        concealed = t != ron_trip
-        f = set_fu(t, concealed, False)
-        kind = "closed triplet" if concealed else "triplet completed by ron (open)"
-        out.append({"fu": f, "reason": f"{kind} {TILE_NAMES[t]}"})
-        total += f
         if t == ron_trip:
+            f = SET_FU[t][0]
+            out.append({"fu": f, "reason": _RON_TRIP_REASON[t]})
             ron_trip = -2  # only one of two identical triplets is the ron one
+        else:
+            f = SET_FU[t][1]
+            out.append({"fu": f, "reason": _CLOSED_TRIP_REASON[t]})
+        total += f
     for t, concealed, kan in melds:
-        f = set_fu(t, concealed, kan)
-        kind = ("closed kan" if concealed else "open kan") if kan else "open triplet"
-        out.append({"fu": f, "reason": f"{kind} {TILE_NAMES[t]}"})
+        k = (1 if concealed else 0) + (2 if kan else 0)
+        f = SET_FU[t][k]
+        out.append({"fu": f, "reason": _MELD_REASON[t][k]})
         total += f
     if pair_fu:
-        out.append({"fu": pair_fu, "reason": f"value pair {TILE_NAMES[pair]}"})
+        out.append({"fu": pair_fu, "reason": _PAIR_REASON[pair]})
         total += pair_fu
-    if wait in (KANCHAN, PENCHAN, TANKI):
-        out.append({"fu": 2, "reason": f"{WAIT_NAMES[wait]} wait"})
+    if wait == KANCHAN or wait == PENCHAN or wait == TANKI:
+        out.append({"fu": 2, "reason": _WAIT_REASON[wait]})
         total += 2
     if tsumo and not pinfu and (not rinshan or rules.rinshan_tsumo_fu):
         out.append({"fu": 2, "reason": "tsumo"})

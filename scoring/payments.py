@@ -83,6 +83,9 @@ def settle(base: int, pao_base: int, liable: str | None, dealer: bool, tsumo: bo
     ron_key = discarder or "discarder"
     honba_total = honba * rules.honba_points
     sticks = kyotaku * rules.riichi_stick_points
+    if not tsumo and (not pao_base or liable is None):  # the common ron: one payer
+        points = -(-base * (6 if dealer else 4) // 100) * 100
+        return {ron_key: points + honba_total}, points, points + honba_total + sticks
     if not pao_base or liable is None:
         pay = hand_value(base, dealer, tsumo, winner_wind, rules, ron_key)
         points = sum(pay.values())

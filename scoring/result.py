@@ -14,18 +14,10 @@ class YakuHit(NamedTuple):
     yakuman: int = 0
 
     def to_json(self) -> dict:
-        cached = _HIT_JSON.get(self)
-        if cached is None:
-            cached = {"key": self.key, "name": self.name, "name_ja": self.name_ja, "han": self.han}
-            if self.yakuman:
-                cached["yakuman"] = self.yakuman
-            if len(_HIT_JSON) > 4096:
-                _HIT_JSON.clear()
-            _HIT_JSON[self] = cached
-        return dict(cached)
-
-
-_HIT_JSON: dict[YakuHit, dict] = {}
+        out = {"key": self.key, "name": self.name, "name_ja": self.name_ja, "han": self.han}
+        if self.yakuman:
+            out["yakuman"] = self.yakuman
+        return out
 
 
 class Result:
@@ -69,12 +61,24 @@ class Result:
         return f"Result(han={self.han}, fu={self.fu}, limit={self.limit!r}, points={self.points}, yaku={[y.key for y in self.yaku]})"
 
     def to_json(self) -> dict:
+        fu_details, groups = self._fu_details, self._groups
+        detail = self._detail
+        if fu_details is None:
+            fu_details = self._fu_details = detail[0](*detail[2]) if detail else []
+        if groups is None:
+            groups = self._groups = detail[1](*detail[2]) if detail else []
+        yaku = []
+        for y in self.yaku:  # YakuHit.to_json, inlined
+            if y[4]:
+                yaku.append({"key": y[0], "name": y[1], "name_ja": y[2], "han": y[3], "yakuman": y[4]})
+            else:
+                yaku.append({"key": y[0], "name": y[1], "name_ja": y[2], "han": y[3]})
         return {
             "han": self.han, "fu": self.fu, "yakuman": self.yakuman, "limit": self.limit,
             "points": self.points, "payments": dict(self.payments), "total": self.total,
-            "yaku": [y.to_json() for y in self.yaku], "error": None,
-            "fu_details": self.fu_details, "kazoe": self.kazoe, "dealer": self.dealer, "is_open": self.is_open,
-            "win": self.win, "form": self.form, "groups": self.groups, "wait": self.wait,
+            "yaku": yaku, "error": None,
+            "fu_details": fu_details, "kazoe": self.kazoe, "dealer": self.dealer, "is_open": self.is_open,
+            "win": self.win, "form": self.form, "groups": groups, "wait": self.wait,
             "base_points": self.base_points, "honba_points": self.honba_points, "sticks_points": self.sticks_points,
             "liability": self.liability, "rules": self.rules, "players": self.players, "notes": self.notes,
         }
