@@ -312,7 +312,9 @@ def test_inference_runs_off_the_event_loop():
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
             photo = asyncio.create_task(_post_async(client, jpeg_bytes()))
-            await asyncio.sleep(0.1)
+            deadline = time.monotonic() + 5
+            while not reader.calls and time.monotonic() < deadline:  # until the read has started
+                await asyncio.sleep(0.01)
             t = time.perf_counter()
             health = await client.get("/healthz")
             health_s = time.perf_counter() - t
