@@ -30,6 +30,10 @@ from audit.video import VideoError, VideoInfo, probe_video, read_frames, sample_
 ReaderFactory = Callable[[], FrameReader]  # picklable; called once per worker process / actor
 
 
+class AuditError(RuntimeError):
+    """The job cannot run as asked (e.g. Ray unavailable or unreachable): a message for people."""
+
+
 @dataclass(frozen=True)
 class PipelineReaderFactory:
     """Builds the real reader (`vision.pipeline.PhotoReader`) inside each worker."""
@@ -143,14 +147,20 @@ def _run_ray(chunks: list[Chunk], factory: ReaderFactory, gate: GateParams, work
         import ray
         from ray.util import ActorPool
     except ImportError as exc:
-        raise RuntimeError("--ray needs Ray: pip install ray") from exc
+        raise AuditError("--ray needs Ray: pip install ray") from exc
     started = False
     if not ray.is_initialized():
         if address:
-            ray.init(address=address, log_to_driver=False)
-        else:
-            ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
-                     log_to_driver=False)
+            _check_reachable(address)  # Ray itself keeps retrying for minutes
+        try:
+            if address:
+                ray.init(address=address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=workers, include_dashboard=False, _node_ip_address="127.0.0.1",
+                         log_to_driver=False)
+        except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; say which address failed
+            where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+            raise AuditError(f"cannot start or reach {where}: {exc}") from exc
         started = True
     try:
         @ray.remote(num_cpus=1)
@@ -168,6 +178,21 @@ def _run_ray(chunks: list[Chunk], factory: ReaderFactory, gate: GateParams, work
     finally:
         if started:
             ray.shutdown()
+
+
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Fail fast with a clear message when `host:port` (or `ray://host:port`) does not answer."""
+    import socket
+
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    if ":" not in hostport:
+        return  # "auto", "local": let Ray resolve it
+    host, _, port = hostport.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            pass
+    except (OSError, ValueError) as exc:
+        raise AuditError(f"cannot start or reach the Ray cluster at {address}: {exc}") from exc
 
 
 # --- the job ----------------------------------------------------------------------------------

@@ -48,3 +48,24 @@ def test_declared_needs_video_column_for_several_videos(video, tmp_path, capsys)
     declared.write_text("points\n1000\n")
     assert main(["audit", str(video), str(video), "-o", str(tmp_path / "o"), "--declared", str(declared)]) == 2
     assert "needs a 'video' column" in capsys.readouterr().err
+
+
+def test_missing_models_folder_is_a_clear_error(video, tmp_path, capsys):
+    assert main(["audit", str(video), "-o", str(tmp_path / "o"), "--models", str(tmp_path / "nowhere")]) == 2
+    assert "--models: " in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["audit", str(video), "-o", str(tmp_path / "o"), "--models", str(empty)]) == 2
+    assert "model tile_detector.onnx not found" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_unreachable_ray_cluster_is_a_clear_error(video, tmp_path, capsys, monkeypatch):
+    pytest.importorskip("ray")
+    from audit.runner import AuditError, AuditOptions, run_audit
+    from tests.audit.fakes import BarcodeReaderFactory
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    with pytest.raises(AuditError, match="cannot start or reach the Ray cluster at 127.0.0.1:9"):
+        run_audit([str(video)], tmp_path, BarcodeReaderFactory(), AuditOptions(ray=True, ray_address="127.0.0.1:9"),
+                  progress=False)

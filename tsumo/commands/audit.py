@@ -119,7 +119,7 @@ def _check_rules(name: str, where: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from audit.checkpoint import FILENAME
     from audit.declared import DeclaredError, load_declared
-    from audit.runner import AuditOptions, PipelineReaderFactory, run_audit
+    from audit.runner import AuditError, AuditOptions, PipelineReaderFactory, run_audit
 
     if args.ray and Path(args.ray).is_file():  # `--ray VIDEO …`: the optional ADDRESS swallowed a video
         args.videos.insert(0, args.ray)
@@ -152,6 +152,10 @@ def run(args: argparse.Namespace) -> int:
     factory = PipelineReaderFactory(str(models) if models else None, threads=1, players=players)
     try:
         report = run_audit(list(args.videos), out, factory, options, progress=not args.no_progress)
+    except FileNotFoundError as exc:  # a model file missing
+        raise UsageError(str(exc)) from None
+    except AuditError as exc:
+        raise UsageError(f"{exc} (finished chunks are kept in {out / FILENAME})") from None
     except KeyboardInterrupt:
         print(f"tsumo audit: interrupted; rerun the same command to resume from {out / FILENAME}",
               file=sys.stderr)
