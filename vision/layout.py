@@ -38,6 +38,8 @@ PEN_MISSING_DRAWN = 1.5  # 13 tiles and no tile set apart: the winning tile is n
 PEN_PARTIAL = 2.0  # neither 13 nor 14 tiles: a partial view (allowed, but unlikely for a hand)
 PEN_OFF_ROW_DRAWN = 0.3  # the drawn tile lies off the row
 PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
+PEN_FORCED_UPRIGHT = 2.0  # a tile whose shape said "sideways" taken as upright (inside the closed part)
+MAX_FORCED = 2
 PEN_TRIM = 1.2  # a tile at an end of the row left out of the hand (it lies in line with it)
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
 
@@ -104,6 +106,7 @@ class Arrangement:
     row: tuple[int, ...]  # the hand row's tiles, left to right (without stacked tiles)
     notes: tuple[str, ...] = field(default=())
     geometry: float = 0.0  # the part of `penalty` that does not depend on the tile classes
+    upright: tuple[int, ...] = ()  # tiles read as sideways that this arrangement takes as upright
 
     @property
     def used(self) -> set[int]:
@@ -116,7 +119,8 @@ class Arrangement:
         for g in self.groups:
             # a drawn tile lying loose off the row has no meaningful "sideways" (it is not a call)
             loose = g.kind == "drawn" and g.tiles[0] not in in_row
-            out.append([SeqTile(tiles[i].label or BACK, sideways=(tiles[i].sideways and not loose) or i == g.added,
+            out.append([SeqTile(tiles[i].label or BACK,
+                                sideways=(tiles[i].sideways and not loose and i not in self.upright) or i == g.added,
                                 stacked=i == g.added) for i in g.tiles])
         return out
 
@@ -273,9 +277,13 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
 
         for c in range(1, n + 1):
             ks = kinds[:c]
-            if "X" in ks or "S" in ks[:-1]:
+            if "X" in ks:
                 continue
-            base_pen = PEN_SIDEWAYS_CLOSED if ks[-1] == "S" else 0.0
+            # a sideways tile inside the closed part can only be a misjudged upright one
+            forced = tuple(row_idx[k] for k in range(c - 1) if ks[k] == "S")
+            if len(forced) > MAX_FORCED:
+                continue
+            base_pen = (PEN_SIDEWAYS_CLOSED if ks[-1] == "S" else 0.0) + PEN_FORCED_UPRIGHT * len(forced)
             for melds, mpen, lpen in seg_melds(c):
                 closed = tuple(row_idx[:c])
                 groups: list[Group] = []
@@ -306,7 +314,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 groups.extend(melds)
                 pen += trim_pen
                 results.append(Arrangement(tuple(groups), round(pen + lpen, 6), tuple(row_idx), tuple(notes),
-                                           round(pen, 6)))
+                                           round(pen, 6), forced))
 
     full = row_idx
     n_full = len(full)

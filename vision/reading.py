@@ -15,7 +15,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from vision.classes import BACK
@@ -405,6 +405,8 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
         _, arr, labels, ev = best
 
     final = [t.with_label(labels[i]) if i in labels and labels[i] != t.label else t for i, t in enumerate(tiles)]
+    for i in arr.upright:  # its shape looked sideways, but a closed tile stands upright
+        final[i] = replace(final[i], rotation=0 if final[i].rotation == 270 else 180)
     changes = [Change(i, tiles[i].label, labels[i], tiles[i].confidence, final[i].confidence)
                for i in sorted(labels) if labels[i] != tiles[i].label]
     groups = [_group_reading(g, labels) for g in arr.groups]
@@ -412,8 +414,11 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     uncertain = [i for i in hand_tiles if final[i].label != BACK and final[i].confidence < UNCERTAIN_BELOW]
     confidence = math.prod(final[i].confidence for i in hand_tiles if final[i].label != BACK) if hand_tiles else 0.0
     sequence = format_sequence(arr.to_sequence(final))
+    notes = list(arr.notes) + ev.warnings
+    if arr.upright:
+        notes.append(f"{len(arr.upright)} closed tile(s) looked sideways and were taken as upright")
     reading = Reading(final, groups, changes=changes, uncertain=uncertain, sequence=sequence,
-                      confidence=confidence, notes=list(arr.notes) + ev.warnings, **base)
+                      confidence=confidence, notes=notes, **base)
 
     concealed = [labels[i] for g in arr.groups if g.kind in ("closed", "drawn") for i in g.tiles]
     melds = [_meld_json(g, gr, labels) for g, gr in zip(arr.groups, groups) if g.is_meld]

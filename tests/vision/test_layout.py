@@ -168,3 +168,15 @@ def test_ambiguous_sideways_end_gives_both_readings():
 
 def test_no_tiles():
     assert arrange([]) == []
+
+
+def test_a_closed_tile_misjudged_sideways_is_taken_upright():
+    from dataclasses import replace
+
+    seq = "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 7z 7z- 7z"
+    tiles = scene_from_sequence(seq, rng=random.Random(4))
+    i = next(k for k, t in enumerate(tiles) if t.label == "7p")
+    tiles[i] = replace(tiles[i], rotation=270)  # the shape said sideways
+    best = arrange(tiles)[0]
+    assert best.upright == (i,)
+    assert format_sequence(best.to_sequence(tiles)) == seq
