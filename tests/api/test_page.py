@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from api.routes.page import STATIC_DIR
 from vision.classes import TILE_CLASSES
