@@ -281,8 +281,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 continue
             # a sideways tile inside the closed part can only be a misjudged upright one
             forced = tuple(row_idx[k] for k in range(c - 1) if ks[k] == "S")
-            if len(forced) > MAX_FORCED:
-                continue
+            if len(forced) > MAX_FORCED or any(i in stacked for i in forced):
+                continue  # (a tile with another lying on it is an added kan's, surely sideways)
             base_pen = (PEN_SIDEWAYS_CLOSED if ks[-1] == "S" else 0.0) + PEN_FORCED_UPRIGHT * len(forced)
             for melds, mpen, lpen in seg_melds(c):
                 closed = tuple(row_idx[:c])
