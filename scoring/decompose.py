@@ -62,6 +62,7 @@ def suit_shapes(counts: tuple[int, ...]) -> tuple[Shape, ...]:
 
 _AT: tuple[dict, dict, dict] = ({}, {}, {})  # per suit: 9 counts -> splits in global tile indices
 _SUIT_BITS = (0x1FF, 0x1FF << 9, 0x1FF << 18)
+_SUIT_TABLES = tuple(zip((0, 1, 2), _SUIT_BITS, _AT))
 _EMPTY9 = (0,) * 9
 
 
@@ -78,6 +79,31 @@ def _suit_at(counts: tuple[int, ...], suit: int) -> tuple[Shape, ...]:
     return hit
 
 
+_HONORS: dict[tuple[int, ...], tuple[int, tuple[int, ...]]] = {}  # 7 honor counts -> (pair or -1, triplets)
+_NO_SPLIT = (-3, ())  # honors that are neither triplets nor one pair
+
+
+def _honor_split(counts: tuple[int, ...]) -> tuple[int, tuple[int, ...]]:
+    """Honors can only be triplets or the pair: (pair tile or -1, triplet tiles), or _NO_SPLIT."""
+    hit = _HONORS.get(counts)
+    if hit is None:
+        pair = -1
+        trips: tuple[int, ...] = ()
+        hit = None
+        for k, c in enumerate(counts):
+            if c == 3:
+                trips += (27 + k,)
+            elif c == 2 and pair < 0:
+                pair = 27 + k
+            elif c:
+                hit = _NO_SPLIT
+                break
+        if len(_HONORS) > 1 << 14:  # bounded: any input may add patterns
+            _HONORS.clear()
+        hit = _HONORS[counts] = hit or (pair, trips)
+    return hit
+
+
 def standard_shapes(counts, mask: int | None = None) -> list[Shape]:
     """All (pair, seqs, trips) splits of a closed 34-count vector into sets + one pair.
     Empty when the tiles don't form a standard winning shape. `mask` (bit i: tile i present)
@@ -91,37 +117,49 @@ def standard_shapes(counts, mask: int | None = None) -> list[Shape]:
     pair = -1
     h_trips: tuple[int, ...] = ()
     if mask >> 27:
-        for i in range(27, 34):
-            c = counts[i]
-            if c == 3:
-                h_trips += (i,)
-            elif c == 2 and pair < 0:
-                pair = i
-            elif c:
-                return []
+        pair, h_trips = _honor_split(counts[27:34])
+        if pair == -3:
+            return []
     parts = []
-    for suit in (0, 1, 2):
-        if not mask & _SUIT_BITS[suit]:
+    single = True  # every suit splits one way only (the common case): one shape
+    for suit, bits, cache in _SUIT_TABLES:
+        if not mask & bits:
             continue
-        sh = _suit_at(counts[9 * suit:9 * suit + 9], suit)
+        key = counts[9 * suit:9 * suit + 9]
+        sh = cache.get(key)
+        if sh is None:
+            sh = _suit_at(key, suit)
         if not sh:
             return []
         if sh[0][0] >= 0:  # this suit holds the pair
             if pair >= 0:
                 return []
             pair = -2
+        if len(sh) > 1:
+            single = False
         parts.append(sh)
     if pair == -1:  # no pair anywhere
         return []
-    if len(parts) == 1:  # the common fast path: one suit holds every number tile
+    if len(parts) == 1:  # one suit holds every number tile
         if pair >= 0:
             return [(pair, q, r + h_trips if h_trips else r) for _, q, r in parts[0]]
         return [(p, q, r + h_trips if h_trips else r) for p, q, r in parts[0]]
-    out = []
-    for combo in product(*parts):
+    if single and parts:  # what product() below gives for one split per suit
         p_all = pair
         seqs: tuple[int, ...] = ()
         trips: tuple[int, ...] = ()
+        for sh in parts:
+            p, q, r = sh[0]
+            if p >= 0:
+                p_all = p
+            seqs += q
+            trips += r
+        return [(p_all, seqs, trips + h_trips)]
+    out = []
+    for combo in product(*parts):
+        p_all = pair
+        seqs = ()
+        trips = ()
         for p, q, r in combo:
             if p >= 0:
                 p_all = p

@@ -10,7 +10,8 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from .errors import HandError
-from .tiles import NORTH, TILE_BY_TEXT, WIND_NAMES, Tile, format_tiles, parse_tiles, parse_wind, tile
+from .tiles import (NORTH, TILE_BY_TEXT, WIND_NAMES, Tile, count_tiles, format_tiles, parse_wind, read_counted, tile,
+                    tiles_tuple)
 
 MELD_KINDS = ("chi", "pon", "minkan", "kakan", "ankan")
 _KIND_ALIASES = {"daiminkan": "minkan", "shouminkan": "kakan", "shominkan": "kakan", "chii": "chi"}
@@ -24,6 +25,7 @@ HAND_KEYS = frozenset(("concealed", "win_tile", "melds", "win", "round_wind", "s
                        "robbed_kan") + FLAGS)
 IGNORED_KEYS = frozenset(("rules", "id", "expected"))
 _KNOWN_KEYS = HAND_KEYS | IGNORED_KEYS
+_UNSET_IDS = frozenset((id(None), id(False)))  # a flag given as null or false is not set
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,7 @@ class Meld:
         kind = _KIND_ALIASES.get(kind.lower(), kind.lower())
         if "tiles" not in obj:
             raise HandError("missing", f"{where}.tiles")
-        tiles = tuple(_tiles(obj["tiles"], f"{where}.tiles"))
+        tiles = _tiles(obj["tiles"], f"{where}.tiles")
         called = obj.get("called")
         called_t = tile(called, f"{where}.called") if called is not None else None
         src = obj.get("from")
@@ -169,10 +171,10 @@ class Meld:
 _MELD_CACHE: dict[tuple, Meld] = {}
 
 
-def _tiles(value: Any, where: str) -> list[Tile]:
+def _tiles(value: Any, where: str) -> tuple[Tile, ...]:
     """Tiles from MPSZ text or a list of MPSZ texts."""
     if isinstance(value, str):
-        return parse_tiles(value, where)
+        return tiles_tuple(value, where)
     if isinstance(value, (list, tuple)):
         out: list[Tile] = []
         for i, v in enumerate(value):
@@ -182,8 +184,8 @@ def _tiles(value: Any, where: str) -> list[Tile]:
             elif isinstance(v, Tile):
                 out.append(v)
             else:
-                out.extend(parse_tiles(v, f"{where}[{i}]"))
-        return out
+                out.extend(tiles_tuple(v, f"{where}[{i}]"))
+        return tuple(out)
     raise HandError(f"expected tiles in MPSZ notation, got {type(value).__name__}", where)
 
 
@@ -272,7 +274,12 @@ class Hand:
             raise HandError("missing (every tile not in a meld, including the winning tile)", "concealed")
         if "win_tile" not in obj:
             raise HandError("missing (the winning tile, one of the concealed tiles)", "win_tile")
-        concealed = tuple(_tiles(obj["concealed"], "concealed"))
+        text = obj["concealed"]
+        if isinstance(text, str):  # parsed and counted in one pass; validate() takes the counts
+            concealed, counted = read_counted(text, "concealed")
+        else:
+            concealed = _tiles(text, "concealed")
+            counted = None
         win_text = obj["win_tile"]
         win = TILE_BY_TEXT.get(win_text) if type(win_text) is str else None
         if win is None:
@@ -294,9 +301,9 @@ class Hand:
                 raise HandError(f"expected 'ron' or 'tsumo', got {how!r}", "win")
             tsumo = how.lower() == "tsumo"
         dora = get("dora_indicators")
-        dora = tuple(_tiles(dora, "dora_indicators")) if dora else ()
+        dora = _tiles(dora, "dora_indicators") if dora else ()
         ura = get("ura_indicators")
-        ura = tuple(_tiles(ura, "ura_indicators")) if ura else ()
+        ura = _tiles(ura, "ura_indicators") if ura else ()
         players = get("players")
         if players is not None and (isinstance(players, bool) or players not in (3, 4)):
             raise HandError(f"expected 3 or 4, got {players!r}", "players")
@@ -306,12 +313,16 @@ class Hand:
         notes = () if _KNOWN_KEYS.issuperset(obj) else \
             tuple(f"ignored unknown key {k!r}" for k in obj if k not in _KNOWN_KEYS)
         d = dict(_HAND_DEFAULTS)
-        for key in FLAGS:
-            v = get(key)
-            if v is True:
-                d[key] = True
-            elif v is not None and v is not False:
-                raise HandError(f"expected true or false, got {v!r}", key)
+        flags = tuple(map(get, FLAGS))
+        bits = 0
+        if not _UNSET_IDS.issuperset(map(id, flags)):  # some flag is set (or is not a boolean)
+            for i, key in enumerate(FLAGS):
+                v = flags[i]
+                if v is True:
+                    d[key] = True
+                    bits |= 1 << i
+                elif v is not None and v is not False:
+                    raise HandError(f"expected true or false, got {v!r}", key)
         d["concealed"] = concealed
         d["win_tile"] = win
         d["melds"] = melds
@@ -320,17 +331,22 @@ class Hand:
         d["seat_wind"] = parse_wind(get("seat_wind", "E"), "seat_wind")
         d["dora_indicators"] = dora
         d["ura_indicators"] = ura
-        d["honba"] = _count(obj, "honba", 1000)
-        d["kyotaku"] = _count(obj, "kyotaku", 1000)
-        d["nukidora"] = _count(obj, "nukidora", 4)
-        d["discarder"] = _seat(get("discarder"), "discarder")
+        v = get("honba", 0)
+        d["honba"] = v if type(v) is int and 0 <= v <= 1000 else _count(obj, "honba", 1000)
+        v = get("kyotaku", 0)
+        d["kyotaku"] = v if type(v) is int and 0 <= v <= 1000 else _count(obj, "kyotaku", 1000)
+        v = get("nukidora", 0)
+        d["nukidora"] = v if type(v) is int and 0 <= v <= 4 else _count(obj, "nukidora", 4)
+        v = get("discarder")
+        d["discarder"] = v if v is None else _seat(v, "discarder")
         d["players"] = players
-        d["liable"] = _seat(get("liable"), "liable")
+        v = get("liable")
+        d["liable"] = v if v is None else _seat(v, "liable")
         d["robbed_kan"] = robbed
         d["notes"] = notes
         hand = Hand.__new__(Hand)
         object.__setattr__(hand, "__dict__", d)
-        hand.validate()
+        hand.validate(counted, bits)
         return hand
 
     def to_json(self) -> dict:
@@ -363,9 +379,11 @@ class Hand:
     def is_open(self) -> bool:
         return any(m.kind != "ankan" for m in self.melds)
 
-    def validate(self) -> None:
+    def validate(self, counted: tuple[list[int], int, list[int]] | None = None, flag_bits: int | None = None) -> None:
         """Rule-independent checks: counts, meld shapes, contradictory flags. Also works out the
-        derived fields the scorer reads (tile counts, bit sets, red fives, the melds' shape)."""
+        derived fields the scorer reads (tile counts, bit sets, red fives, the melds' shape).
+        `Hand.from_json` passes what it already knows: the concealed tiles' `count_tiles` and the
+        flags as bits."""
         d = self.__dict__
         melds = self.melds
         n_melds = len(melds)
@@ -380,20 +398,7 @@ class Hand:
             extra = f" with {n_melds} meld{'s' if n_melds != 1 else ''}" if n_melds else ""
             raise HandError(f"expected {need} tiles{extra} (including the winning tile), got {len(concealed)}",
                             "concealed")
-        counts = [0] * 34
-        mask = 0
-        any_red = False
-        for t in concealed:
-            i = t.index
-            counts[i] += 1
-            mask |= 1 << i
-            if t.red:
-                any_red = True
-        reds = [0, 0, 0]
-        if any_red:
-            for t in concealed:
-                if t.red:
-                    reds[t.index // 9] += 1
+        counts, mask, reds = counted or count_tiles(concealed)
         d["conc_counts"] = tuple(counts)
         d["conc_mask"] = mask
         win = self.win_tile
@@ -447,14 +452,15 @@ class Hand:
         if ura and len(ura) > len(dora):
             raise HandError("more ura indicators than dora indicators (each ura lies under a dora indicator)",
                             "ura_indicators")
-        self._validate_context()
+        self._validate_context(flag_bits)
 
-    def _validate_context(self) -> None:
+    def _validate_context(self, bits: int | None = None) -> None:
         d = self.__dict__
-        bits = ((1 if d["riichi"] else 0) | (2 if d["double_riichi"] else 0) | (4 if d["ippatsu"] else 0)
-                | (8 if d["rinshan"] else 0) | (16 if d["chankan"] else 0) | (32 if d["haitei"] else 0)
-                | (64 if d["houtei"] else 0) | (128 if d["tenhou"] else 0) | (256 if d["chiihou"] else 0)
-                | (512 if d["renhou"] else 0))
+        if bits is None:
+            bits = ((1 if d["riichi"] else 0) | (2 if d["double_riichi"] else 0) | (4 if d["ippatsu"] else 0)
+                    | (8 if d["rinshan"] else 0) | (16 if d["chankan"] else 0) | (32 if d["haitei"] else 0)
+                    | (64 if d["houtei"] else 0) | (128 if d["tenhou"] else 0) | (256 if d["chiihou"] else 0)
+                    | (512 if d["renhou"] else 0))
         d["flag_bits"] = bits
         tsumo = self.tsumo
         if bits:  # the checks below that need a flag set, in the order they are reported

@@ -7,7 +7,7 @@ parsing is a table lookup and the engine's hot path works on plain ints.
 from __future__ import annotations
 
 import re
-from typing import Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from .errors import HandError
 
@@ -86,36 +86,104 @@ def tile(text: str, field: str | None = None) -> Tile:
     return tiles[0]
 
 
-_WELL_FORMED = re.compile(r"(?:[0-9]+[mps]|[1-7]+z)+")
-_RUN = re.compile(r"[0-9]+[mpsz]")
-_RUN_CACHE: dict[str, tuple[Tile, ...]] = {}
+# one run of a suit: digits then the suit letter (honors only 1..7); a well-formed text is runs only
+_RUN = re.compile(r"[0-9]+[mps]|[1-7]+z")
+# run text ("234m") -> (tiles, suit 0..3, first index of the suit, counts within the suit, kinds as a bit
+# set, red fives per suit or None): each run is worked out once per process
+_RUN_CACHE: dict[str, tuple] = {}
 _TEXT_CACHE: dict[str, tuple[Tile, ...]] = {}
+
+
+def _run_entry(run: str) -> tuple:
+    entry = _RUN_CACHE.get(run)
+    if entry is None:
+        if len(_RUN_CACHE) > 50000:  # bounded: any input may add runs
+            _RUN_CACHE.clear()
+        letter = run[-1]
+        tiles = tuple(_LOOKUP[(d, letter)] for d in run[:-1])
+        suit = SUITS.index(letter)
+        base = 9 * suit
+        local = [0] * (9 if suit < 3 else 7)
+        mask = 0
+        reds = None
+        for t in tiles:
+            local[t.index - base] += 1
+            mask |= 1 << t.index
+            if t.red:
+                reds = reds or [0, 0, 0]
+                reds[suit] += 1
+        entry = _RUN_CACHE[run] = (tiles, suit, base, tuple(local), mask, tuple(reds) if reds else None)
+    return entry
 
 
 def parse_tiles(text: str, field: str | None = None) -> list[Tile]:
     """Parse MPSZ notation ("123m0p" -> 1m 2m 3m 0p). Spaces are ignored; the suit letter may be
     upper case. Raises HandError (naming `field`) on anything else."""
+    return list(tiles_tuple(text, field))
+
+
+def tiles_tuple(text: str, field: str | None = None) -> tuple[Tile, ...]:
+    """`parse_tiles` as a tuple (the form a Hand keeps). Well-formed text is read run by run, each
+    run ("234m") looked up once per process; anything else goes through the explaining parser."""
     if type(text) is str:
         whole = _TEXT_CACHE.get(text)  # indicators and meld texts ("5m", "777z") repeat all the time
         if whole is not None:
-            return list(whole)
-    if type(text) is str and _WELL_FORMED.fullmatch(text):  # fast path: runs like "234m" repeat a lot
-        out: list[Tile] = []
-        cache = _RUN_CACHE
-        for run in _RUN.findall(text):
-            tiles = cache.get(run)
-            if tiles is None:
-                if len(cache) > 50000:  # bounded: any input may add runs
-                    cache.clear()
-                suit = run[-1]
-                tiles = cache[run] = tuple(_LOOKUP[(d, suit)] for d in run[:-1])
-            out.extend(tiles)
-        if len(text) <= 6:
-            if len(_TEXT_CACHE) > 50000:
-                _TEXT_CACHE.clear()
-            _TEXT_CACHE[text] = tuple(out)
-        return out
-    return _parse_slow(text, field)
+            return whole
+        runs = _RUN.findall(text)
+        if runs and len("".join(runs)) == len(text):  # the runs cover the whole text: well-formed
+            cache = _RUN_CACHE
+            out: tuple[Tile, ...] = ()
+            for run in runs:
+                entry = cache.get(run) or _run_entry(run)
+                out += entry[0]
+            if len(text) <= 6:
+                if len(_TEXT_CACHE) > 50000:
+                    _TEXT_CACHE.clear()
+                _TEXT_CACHE[text] = out
+            return out
+    return tuple(_parse_slow(text, field))
+
+
+def count_tiles(tiles: Iterable[Tile]) -> tuple[list[int], int, list[int]]:
+    """(count per tile index, the indices present as a bit set, red fives per suit m p s)."""
+    counts = [0] * 34
+    mask = 0
+    reds = [0, 0, 0]
+    for t in tiles:
+        i = t.index
+        counts[i] += 1
+        mask |= 1 << i
+        if t.red:
+            reds[i // 9] += 1
+    return counts, mask, reds
+
+
+def read_counted(text: Any, field: str | None = None) -> tuple[tuple[Tile, ...], tuple[list[int], int, list[int]]]:
+    """`tiles_tuple` and `count_tiles` of the result in one pass: well-formed text is counted run
+    by run from the run table (a suit written once is one slice copy), the rest tile by tile."""
+    if type(text) is str:
+        runs = _RUN.findall(text)
+        if runs and len("".join(runs)) == len(text):
+            cache = _RUN_CACHE
+            out: tuple[Tile, ...] = ()
+            counts = [0] * 34
+            mask = seen = 0
+            reds = [0, 0, 0]
+            for run in runs:
+                tiles, suit, base, local, run_mask, run_reds = cache.get(run) or _run_entry(run)
+                out += tiles
+                if seen >> suit & 1:  # a second run of the same suit: add it up
+                    for k, c in enumerate(local):
+                        counts[base + k] += c
+                else:
+                    seen |= 1 << suit
+                    counts[base:base + len(local)] = local
+                mask |= run_mask
+                if run_reds:
+                    reds[suit] += run_reds[suit]
+            return out, (counts, mask, reds)
+    tiles = tiles_tuple(text, field)
+    return tiles, count_tiles(tiles)
 
 
 def _parse_slow(text: str, field: str | None) -> list[Tile]:

@@ -124,19 +124,54 @@ GATE_FAMILIES: dict[str, str] = {
                                           "three_dragons", "four_winds", "honors_only")},
     **{name: "c.form" for name in ("seven_pairs", "kokushi")},
     **{name: "c.kans" for name in ("kans3", "kans4")},
+    **{name: "not c.mask & ~YAOCHU_MASK" for name in ("terminals_only", "terminals_honors_only")},
+    **{name: "c.suits == 1" for name in ("one_suit_honors", "one_suit_pure", "one_suit_closed")},
+}
+
+
+class _KeyStub:
+    """The few Ctx fields a keyed gate family reads, for building its table."""
+
+    __slots__ = ("flags", "mask", "seat", "round")
+
+    def __init__(self, flags: int = 0, mask: int = 0, seat: int = EAST, round: int = EAST) -> None:  # noqa: A002
+        self.flags, self.mask, self.seat, self.round = flags, mask, seat, round
+
+
+# Families whose gates (the ones listed) depend on one small integer only: their bits are read from a
+# table built once, indexed by that integer (key expression, number of keys, a stub Ctx for a key).
+GATE_KEYS: dict[str, tuple[str, int, Callable[[int], _KeyStub], frozenset[str]]] = {
+    "c.flags": ("c.flags", 1 << len(FLAGS), lambda k: _KeyStub(flags=k), frozenset(FLAGS)),
+    "c.mask >> 27": ("c.mask >> 27 | (c.seat - 27) << 7 | (c.round - 27) << 9", 1 << 11,
+                     lambda k: _KeyStub(mask=(k & 127) << 27, seat=EAST + (k >> 7 & 3), round=EAST + (k >> 9 & 3)),
+                     frozenset(("white", "green_dragon", "red_dragon", "seat_wind", "round_wind", "three_dragons",
+                                "four_winds"))),
 }
 
 
 def compile_gates(names: list[str]) -> Callable[[Ctx], int]:
     """One function returning the bit set of the named gates that hold (bit i = names[i])."""
     families: dict[str, list[str]] = {}
+    keyed: dict[str, list[tuple[int, str]]] = {}
     for i, n in enumerate(names):
-        families.setdefault(GATE_FAMILIES.get(n, ""), []).append(f"({1 << i} if ({GATE_EXPRESSIONS[n]}) else 0)")
+        family = GATE_FAMILIES.get(n, "")
+        families.setdefault(family, [])
+        if family in GATE_KEYS and n in GATE_KEYS[family][3]:
+            keyed.setdefault(family, []).append((i, n))
+        else:
+            families[family].append(f"({1 << i} if ({GATE_EXPRESSIONS[n]}) else 0)")
+    env = dict(globals())
     parts = []
     for family, terms in families.items():
+        if family in keyed:
+            key, size, stub, _ = GATE_KEYS[family]
+            table = tuple(sum(1 << i for i, n in keyed[family] if GATES[n](stub(k))) for k in range(size))
+            name = f"_TABLE_{len(env)}"
+            env[name] = table
+            terms = [f"{name}[{key}]"] + terms
         joined = " | ".join(terms)
         parts.append(f"(({joined}) if ({family}) else 0)" if family else joined)
-    return eval(f"lambda c: {' | '.join(parts) or '0'}", globals())  # noqa: S307 - from the constant tables above
+    return eval(f"lambda c: {' | '.join(parts) or '0'}", env)  # noqa: S307 - from the constant tables above
 
 
 GATES: dict[str, Callable[[Ctx], bool]] = {
