@@ -6,7 +6,7 @@ rule set (3-player tiles, red-five counts, kan dora…) happen in `engine.score`
 """
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import HandError
@@ -26,6 +26,11 @@ HAND_KEYS = frozenset(("concealed", "win_tile", "melds", "win", "round_wind", "s
 IGNORED_KEYS = frozenset(("rules", "id", "expected"))
 _KNOWN_KEYS = HAND_KEYS | IGNORED_KEYS
 _UNSET_IDS = frozenset((id(None), id(False)))  # a flag given as null or false is not set
+# the keys Hand.from_json reads, in the order its local variables take them (flags last)
+_READ_KEYS = ("concealed", "win_tile", "melds", "win", "dora_indicators", "ura_indicators", "players", "robbed_kan",
+              "round_wind", "seat_wind", "honba", "kyotaku", "nukidora", "discarder", "liable") + FLAGS
+_WIND_CODES = {"E": 0, "S": 1, "W": 2, "N": 3}
+_FLAG_VALUES = tuple(tuple(bool(bits >> i & 1) for i in range(len(FLAGS))) for bits in range(1 << len(FLAGS)))
 
 
 @dataclass(frozen=True)
@@ -62,9 +67,11 @@ class Meld:
     # tile indices, their kinds as a bit set and the red fives per suit (m, p, s): what Hand counts
     first: int = field(init=False, repr=False, compare=False, default=-1)
     _text: str | None = field(init=False, repr=False, compare=False, default=None)
-    indices: tuple[int, ...] = field(init=False, repr=False, compare=False, default=())
+    counts: tuple[tuple[int, int], ...] = field(init=False, repr=False, compare=False, default=())  # (index, copies)
     mask: int = field(init=False, repr=False, compare=False, default=0)
     reds: tuple[int, int, int] | None = field(init=False, repr=False, compare=False, default=None)
+    # what the scorer sees of a triplet or kan: (tile, concealed, kan); None for a chi
+    set_shape: tuple[int, bool, bool] | None = field(init=False, repr=False, compare=False, default=None)
 
     def validate(self, where: str) -> None:
         kind, tiles = self.kind, self.tiles
@@ -76,7 +83,7 @@ class Meld:
         d = self.__dict__
         if idx:
             d["first"] = idx[0]
-        d["indices"] = tuple(idx)
+        d["counts"] = tuple((i, idx.count(i)) for i in sorted(set(idx)))
         mask = 0
         reds = None
         for t in tiles:
@@ -86,6 +93,7 @@ class Meld:
                 reds[t.index // 9] += 1
         d["mask"] = mask
         d["reds"] = tuple(reds) if reds else None
+        d["set_shape"] = None if kind == "chi" else (idx[0] if idx else -1, kind == "ankan", len(tiles) == 4)
         if kind == "chi":
             if len(idx) != 3 or idx[0] >= 27 or idx[0] // 9 != idx[2] // 9 or idx != [idx[0], idx[0] + 1, idx[0] + 2]:
                 raise HandError(f"a chi must be three consecutive tiles of one suit, got {format_tiles(tiles)!r}",
@@ -169,6 +177,18 @@ class Meld:
 
 
 _MELD_CACHE: dict[tuple, Meld] = {}
+
+
+def _meld(obj: Any, i: int) -> Meld:
+    """melds[i] of a §1 hand: a shared Meld when seen before, else Meld.from_json."""
+    if type(obj) is dict:
+        try:
+            m = _MELD_CACHE.get((obj.get("kind"), obj.get("tiles"), obj.get("called"), obj.get("from")))
+        except TypeError:  # a list or object where text belongs: Meld.from_json explains
+            m = None
+        if m is not None and len(obj) == 2 + (m.called is not None) + (m.from_ is not None):
+            return m
+    return Meld.from_json(obj, f"melds[{i}]")
 
 
 def _tiles(value: Any, where: str) -> tuple[Tile, ...]:
@@ -266,86 +286,96 @@ class Hand:
         """The §1 object -> Hand. Unknown keys are ignored but listed in `notes`.
 
         Fields are read (and refused) in a fixed order, so the first problem of a hand is the
-        one reported. The Hand is filled in directly rather than through the dataclass
-        constructor (the hot path of `score_json`); `validate` runs exactly as for `Hand(...)`."""
-        if not isinstance(obj, dict):
+        one reported. This is the hot path of `score_json`: every key is fetched in one call, the
+        Hand is filled in directly rather than through the dataclass constructor, and `validate`
+        (exactly as for `Hand(...)`) is handed the tile counts made while parsing."""
+        if type(obj) is not dict and not isinstance(obj, dict):
             raise HandError(f"expected a JSON object for the hand, got {type(obj).__name__}")
-        if "concealed" not in obj:
-            raise HandError("missing (every tile not in a meld, including the winning tile)", "concealed")
-        if "win_tile" not in obj:
-            raise HandError("missing (the winning tile, one of the concealed tiles)", "win_tile")
-        text = obj["concealed"]
-        if isinstance(text, str):  # parsed and counted in one pass; validate() takes the counts
+        (text, win_text, melds_obj, how, dora, ura, players, robbed, round_wind, seat_wind, honba, kyotaku, nukidora,
+         discarder, liable, *flags) = map(obj.get, _READ_KEYS)
+        if text is None or win_text is None:  # missing, or given as null
+            if "concealed" not in obj:
+                raise HandError("missing (every tile not in a meld, including the winning tile)", "concealed")
+            if "win_tile" not in obj:
+                raise HandError("missing (the winning tile, one of the concealed tiles)", "win_tile")
+        if isinstance(text, str):  # parsed and counted in one pass
             concealed, counted = read_counted(text, "concealed")
         else:
             concealed = _tiles(text, "concealed")
             counted = None
-        win_text = obj["win_tile"]
         win = TILE_BY_TEXT.get(win_text) if type(win_text) is str else None
         if win is None:
             win = tile(win_text, "win_tile") if isinstance(win_text, str) else None
-        if win is None:
-            raise HandError(f"expected one tile in MPSZ notation, got {obj['win_tile']!r}", "win_tile")
-        get = obj.get
-        melds_obj = get("melds") or []
-        if not isinstance(melds_obj, list):
+            if win is None:
+                raise HandError(f"expected one tile in MPSZ notation, got {win_text!r}", "win_tile")
+        if not melds_obj:
+            melds = ()
+        elif isinstance(melds_obj, list):
+            melds = tuple([_meld(m, i) for i, m in enumerate(melds_obj)])
+        else:
             raise HandError("expected a list of melds", "melds")
-        melds = tuple(Meld.from_json(m, f"melds[{i}]") for i, m in enumerate(melds_obj)) if melds_obj else ()
-        how = get("win", "ron")
         if how == "ron":
             tsumo = False
         elif how == "tsumo":
             tsumo = True
         else:
+            if how is None and "win" not in obj:
+                how = "ron"
             if not isinstance(how, str) or how.lower() not in ("ron", "tsumo"):
                 raise HandError(f"expected 'ron' or 'tsumo', got {how!r}", "win")
             tsumo = how.lower() == "tsumo"
-        dora = get("dora_indicators")
         dora = _tiles(dora, "dora_indicators") if dora else ()
-        ura = get("ura_indicators")
         ura = _tiles(ura, "ura_indicators") if ura else ()
-        players = get("players")
         if players is not None and (isinstance(players, bool) or players not in (3, 4)):
             raise HandError(f"expected 3 or 4, got {players!r}", "players")
-        robbed = get("robbed_kan", "kakan")
-        if robbed != "kakan" and robbed not in ("kakan", "ankan"):
-            raise HandError(f"expected 'kakan' or 'ankan', got {robbed!r}", "robbed_kan")
+        if robbed != "kakan":
+            if robbed is None and "robbed_kan" not in obj:
+                robbed = "kakan"
+            elif robbed != "ankan":
+                raise HandError(f"expected 'kakan' or 'ankan', got {robbed!r}", "robbed_kan")
         notes = () if _KNOWN_KEYS.issuperset(obj) else \
             tuple(f"ignored unknown key {k!r}" for k in obj if k not in _KNOWN_KEYS)
-        d = dict(_HAND_DEFAULTS)
-        flags = tuple(map(get, FLAGS))
         bits = 0
         if not _UNSET_IDS.issuperset(map(id, flags)):  # some flag is set (or is not a boolean)
-            for i, key in enumerate(FLAGS):
-                v = flags[i]
+            for i, v in enumerate(flags):
                 if v is True:
-                    d[key] = True
                     bits |= 1 << i
                 elif v is not None and v is not False:
-                    raise HandError(f"expected true or false, got {v!r}", key)
-        d["concealed"] = concealed
-        d["win_tile"] = win
-        d["melds"] = melds
-        d["tsumo"] = tsumo
-        d["round_wind"] = parse_wind(get("round_wind", "E"), "round_wind")
-        d["seat_wind"] = parse_wind(get("seat_wind", "E"), "seat_wind")
-        d["dora_indicators"] = dora
-        d["ura_indicators"] = ura
-        v = get("honba", 0)
-        d["honba"] = v if type(v) is int and 0 <= v <= 1000 else _count(obj, "honba", 1000)
-        v = get("kyotaku", 0)
-        d["kyotaku"] = v if type(v) is int and 0 <= v <= 1000 else _count(obj, "kyotaku", 1000)
-        v = get("nukidora", 0)
-        d["nukidora"] = v if type(v) is int and 0 <= v <= 4 else _count(obj, "nukidora", 4)
-        v = get("discarder")
-        d["discarder"] = v if v is None else _seat(v, "discarder")
-        d["players"] = players
-        v = get("liable")
-        d["liable"] = v if v is None else _seat(v, "liable")
-        d["robbed_kan"] = robbed
-        d["notes"] = notes
+                    raise HandError(f"expected true or false, got {v!r}", FLAGS[i])
+        if round_wind is None and "round_wind" not in obj:
+            round_wind = 0
+        else:
+            round_wind = _WIND_CODES.get(round_wind) if type(round_wind) is str else None
+            if round_wind is None:
+                round_wind = parse_wind(obj["round_wind"], "round_wind")
+        if seat_wind is None and "seat_wind" not in obj:
+            seat_wind = 0
+        else:
+            seat_wind = _WIND_CODES.get(seat_wind) if type(seat_wind) is str else None
+            if seat_wind is None:
+                seat_wind = parse_wind(obj["seat_wind"], "seat_wind")
+        if type(honba) is not int or not 0 <= honba <= 1000:
+            honba = _count(obj, "honba", 1000)
+        if type(kyotaku) is not int or not 0 <= kyotaku <= 1000:
+            kyotaku = _count(obj, "kyotaku", 1000)
+        if type(nukidora) is not int or not 0 <= nukidora <= 4:
+            nukidora = _count(obj, "nukidora", 4)
+        if discarder is not None:
+            discarder = _seat(discarder, "discarder")
+        if liable is not None:
+            liable = _seat(liable, "liable")
+        flag_values = _FLAG_VALUES[bits]
         hand = Hand.__new__(Hand)
-        object.__setattr__(hand, "__dict__", d)
+        # every field in one dict display (validate() adds the derived ones): a Hand whose fields
+        # all sit in its own dict is the cheapest to read
+        object.__setattr__(hand, "__dict__", {
+            "concealed": concealed, "win_tile": win, "melds": melds, "tsumo": tsumo, "round_wind": round_wind,
+            "seat_wind": seat_wind, "dora_indicators": dora, "ura_indicators": ura, "riichi": flag_values[0],
+            "double_riichi": flag_values[1], "ippatsu": flag_values[2], "rinshan": flag_values[3],
+            "chankan": flag_values[4], "haitei": flag_values[5], "houtei": flag_values[6], "tenhou": flag_values[7],
+            "chiihou": flag_values[8], "renhou": flag_values[9], "honba": honba, "kyotaku": kyotaku,
+            "nukidora": nukidora, "discarder": discarder, "players": players, "liable": liable, "robbed_kan": robbed,
+            "notes": notes})
         hand.validate(counted, bits)
         return hand
 
@@ -411,23 +441,23 @@ class Hand:
             sets: list[tuple[int, bool, bool]] = []
             kans = ankans = 0
             for m in melds:
-                for i in m.indices:
-                    counts[i] += 1
+                for i, n in m.counts:
+                    counts[i] += n
                 mask |= m.mask
                 if m.reds:
                     for s, n in enumerate(m.reds):
                         reds[s] += n
-                if m.kind == "chi":
+                shape = m.set_shape
+                if shape is None:  # a chi
                     seqs.append(m.first)
                     closed = False
                     continue
-                kan = len(m.tiles) == 4
-                concealed_set = m.kind == "ankan"
+                t, concealed_set, kan = shape
                 closed = closed and concealed_set
                 kans += kan
                 ankans += concealed_set
-                trips.append(m.first)
-                sets.append((m.first, concealed_set, kan))
+                trips.append(t)
+                sets.append(shape)
             d["meld_shape"] = (closed, tuple(seqs), tuple(trips), tuple(sets), kans, ankans)
         d["hand_counts"] = tuple(counts)
         d["hand_mask"] = mask
@@ -455,13 +485,12 @@ class Hand:
         self._validate_context(flag_bits)
 
     def _validate_context(self, bits: int | None = None) -> None:
-        d = self.__dict__
         if bits is None:
-            bits = ((1 if d["riichi"] else 0) | (2 if d["double_riichi"] else 0) | (4 if d["ippatsu"] else 0)
-                    | (8 if d["rinshan"] else 0) | (16 if d["chankan"] else 0) | (32 if d["haitei"] else 0)
-                    | (64 if d["houtei"] else 0) | (128 if d["tenhou"] else 0) | (256 if d["chiihou"] else 0)
-                    | (512 if d["renhou"] else 0))
-        d["flag_bits"] = bits
+            bits = ((1 if self.riichi else 0) | (2 if self.double_riichi else 0) | (4 if self.ippatsu else 0)
+                    | (8 if self.rinshan else 0) | (16 if self.chankan else 0) | (32 if self.haitei else 0)
+                    | (64 if self.houtei else 0) | (128 if self.tenhou else 0) | (256 if self.chiihou else 0)
+                    | (512 if self.renhou else 0))
+        self.__dict__["flag_bits"] = bits
         tsumo = self.tsumo
         if bits:  # the checks below that need a flag set, in the order they are reported
             riichi = self.riichi or self.double_riichi
@@ -523,5 +552,3 @@ class Hand:
 
 assert FLAGS == ("riichi", "double_riichi", "ippatsu", "rinshan", "chankan", "haitei", "houtei", "tenhou", "chiihou",
                  "renhou"), "Hand._validate_context numbers the flags in this order"
-# every field's default, for filling in a Hand without the dataclass constructor (Hand.from_json)
-_HAND_DEFAULTS = {f.name: f.default for f in fields(Hand) if f.default is not MISSING}
