@@ -16,7 +16,7 @@ tile classes and keeps the most probable legal hand.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Sequence
 
 import numpy as np
@@ -40,7 +40,9 @@ PEN_OFF_ROW_DRAWN = 0.3  # the drawn tile lies off the row
 PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 PEN_FORCED_UPRIGHT = 2.0  # a tile whose shape said "sideways" taken as upright (inside the closed part)
 MAX_FORCED = 2
-PEN_TRIM = 1.2  # a tile at an end of the row left out of the hand (it lies in line with it)
+PEN_SECOND_ROW = 1.5  # reading the hand in the runner-up row
+MAX_TRIM = 6  # tiles that may be left out at each end of the row
+PEN_TRIM = 1.0  # a tile at an end of the row left out of the hand (it lies in line with it)
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
 
 
@@ -146,21 +148,26 @@ def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
 
 
-def choose_row(tiles: Sequence[TileDetection]) -> tuple[int, ...]:
-    """The hand row among the classified tiles: many, large, face-up tiles in a line."""
+def candidate_rows(tiles: Sequence[TileDetection], keep: float = 0.6) -> list[tuple[int, ...]]:
+    """Rows that could be the hand among the classified tiles, best first: many, large, face-up
+    tiles in a line; rows scoring under `keep` × the best are dropped."""
     idx = [i for i, t in enumerate(tiles) if t.label is not None]
     if not idx:
-        return ()
+        return []
     boxes = np.array([tiles[i].frame_box for i in idx], float)
-    rows = find_rows(boxes, max_tilt=15.0, limit=6)
-    best, best_score = (), -1.0
-    for r in rows:
+    scored = []
+    for r in find_rows(boxes, max_tilt=15.0, limit=6):
         members = [idx[k] for k in r.indices]
         backs = sum(tiles[i].label == BACK for i in members) / len(members)
-        score = r.score * (1.15 - backs)
-        if score > best_score:
-            best, best_score = tuple(members), score
-    return best
+        scored.append((r.score * (1.15 - backs), tuple(members)))
+    scored.sort(key=lambda x: -x[0])
+    return [m for sc, m in scored if sc >= keep * scored[0][0]]
+
+
+def choose_row(tiles: Sequence[TileDetection]) -> tuple[int, ...]:
+    """The most likely hand row (see `candidate_rows`)."""
+    rows = candidate_rows(tiles)
+    return rows[0] if rows else ()
 
 
 def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[int] | None = None,
@@ -170,7 +177,14 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     `row` forces the hand row (indices into `tiles`); by default it is found here. Returns an
     empty list when there is no classified tile at all.
     """
-    row_idx = list(row) if row is not None else list(choose_row(tiles))
+    if row is None:  # each plausible row in turn; a later row pays for being less likely
+        out: list[Arrangement] = []
+        for rank, cand in enumerate(candidate_rows(tiles)[:2]):
+            out += [replace(a, penalty=a.penalty + PEN_SECOND_ROW * rank, geometry=a.geometry + PEN_SECOND_ROW * rank)
+                    for a in arrange(tiles, players=players, row=cand, limit=limit)]
+        out.sort(key=lambda a: a.penalty)
+        return out[:limit]
+    row_idx = list(row)
     if not row_idx:
         return []
     fb = {i: tiles[i].frame_box for i in range(len(tiles))}
@@ -180,7 +194,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     stacked: dict[int, int] = {}
     kept: list[int] = []
     for i in row_idx:
-        if kept and tiles[i].sideways and tiles[kept[-1]].sideways and \
+        # (whatever their shapes said: two tiles of one row cannot lie at the same place)
+        if kept and (tiles[i].sideways or tiles[kept[-1]].sideways) and \
                 _overlap(fb[i], fb[kept[-1]]) > 0.5 * min(fb[i][2] - fb[i][0], fb[kept[-1]][2] - fb[kept[-1]][0]):
             lower, upper = (kept[-1], i) if fb[kept[-1]][1] > fb[i][1] else (i, kept[-1])
             kept[-1] = lower
@@ -321,9 +336,9 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     raw = [fb[full[k + 1]][0] - fb[full[k]][2] for k in range(n_full - 1)]
     baseline = float(np.median(raw)) if len(raw) >= 3 else min(raw + [0.0])
     full_gaps = [g - baseline for g in raw]
-    for a in range(0, 3):  # distractors in line with the hand (a wall's end, a stray tile)
-        for b in range(0, 3):
-            if a + b > 3 or n_full - a - b < 1:
+    for a in range(0, MAX_TRIM + 1):  # distractors in line with the hand (a wall's end, a stray tile)
+        for b in range(0, MAX_TRIM + 1):
+            if n_full - a - b < (5 if a + b else 1):
                 continue
             trim = sum(PEN_TRIM_GAP if full_gaps[k] > GAP * unit else PEN_TRIM for k in range(a))
             trim += sum(PEN_TRIM_GAP if full_gaps[n_full - 2 - k] > GAP * unit else PEN_TRIM for k in range(b))

@@ -297,30 +297,34 @@ class Recognition:
     timings: dict[str, float] = field(default_factory=dict)  # milliseconds
 
 
-REDETECT_ABOVE = 20.0  # residual tilt (degrees) beyond which we detect again on a turned image
-SIDEWAYS_RATIO = 1.33  # aspect (w/h in the frame) over the row's upright median → sideways
-AMBIGUOUS = (1.1, 2.1)  # relative aspects for which both ways are tried (askew tiles, perspective)
-SHAPE_WEIGHT = 5.0  # log-odds of "sideways" per unit of log relative aspect (vs the classifier's)
+REDETECT_ABOVE = 10.0  # residual tilt (degrees) beyond which we detect again on a turned image
+SIDEWAYS_WIDTH = 1.155  # width along the row over the neighbours' (upright 1, sideways ~4/3) → sideways
+AMBIGUOUS = (1.04, 1.4)  # relative widths for which both ways are tried (askew tiles, perspective)
+SHAPE_WEIGHT = 10.0  # log-odds of "sideways" per unit of log relative width (vs the classifier's)
 TOP_K = 3
 
 
 def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(sideways, ambiguous, log-odds): long side along the row, judged against the row's
-    upright tiles.
+    """(sideways, ambiguous, log-odds): is the tile's long side along the row?
 
-    Perspective and a standing tile's visible top make aspects drift, so tiles in a band around
-    the threshold are `ambiguous`: `recognize` classifies them both ways and weighs how surely
-    each way reads against this shape evidence (log-odds of lying sideways).
+    Judged by the width along the row against the neighbouring row tiles: a sideways tile is
+    about 4/3 as wide as an upright one. Widths, not aspect ratios, because a standing tile
+    shows its top and a flat one is foreshortened, so their heights differ while their widths
+    along the row do not; neighbours, not the whole row, because perspective makes far tiles
+    narrower. Tiles near the threshold are `ambiguous`: `recognize` classifies them both ways
+    and weighs how surely each way reads against this evidence (log-odds of lying sideways).
     """
-    w = frame_boxes[:, 2] - frame_boxes[:, 0]
-    h = np.maximum(frame_boxes[:, 3] - frame_boxes[:, 1], 1e-6)
-    aspect = w / h
-    ref = aspect[list(row)] if len(row) >= 3 else aspect
-    # the row is mostly upright tiles: its lower half of aspects is the upright reference
-    upright = float(np.median(np.sort(ref)[: max(1, (len(ref) + 1) // 2)]))
-    rel = aspect / upright
-    log_odds = SHAPE_WEIGHT * (np.log(np.maximum(rel, 1e-6)) - math.log(SIDEWAYS_RATIO))
-    return rel > SIDEWAYS_RATIO, (rel > AMBIGUOUS[0]) & (rel < AMBIGUOUS[1]), log_odds
+    w = np.maximum(frame_boxes[:, 2] - frame_boxes[:, 0], 1e-6)
+    row = [int(i) for i in row]
+    ref = np.full(len(w), float(np.median(w[row])) if row else float(np.median(w)))
+    if len(row) >= 4:
+        order = sorted(row, key=lambda i: frame_boxes[i, 0])
+        for pos, i in enumerate(order):
+            near = [order[k] for k in range(max(0, pos - 3), min(len(order), pos + 4)) if k != pos]
+            ref[i] = float(np.percentile(w[near], 35))  # low: other sideways tiles nearby don't count
+    rel = w / ref
+    log_odds = SHAPE_WEIGHT * (np.log(rel) - math.log(SIDEWAYS_WIDTH))
+    return rel > SIDEWAYS_WIDTH, (rel > AMBIGUOUS[0]) & (rel < AMBIGUOUS[1]), log_odds
 
 
 def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 2.6) -> np.ndarray:
@@ -428,6 +432,10 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     row_idx = _pick_row(frame_rows, p_back).indices if frame_rows else tuple(range(len(frame_boxes)))
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
+    if len(frame_rows) > 1:  # the runner-up row too: the reading step may find the hand there
+        runner = max((r for r in frame_rows if r.indices != row_idx), key=lambda r: r.score, default=None)
+        if runner is not None and runner.score >= 0.6 * max(r.score for r in frame_rows):
+            wanted[list(runner.indices)] = True
     todo = np.nonzero(wanted)[0]
     twice = todo[ambiguous[todo]]
     timings["geometry_ms"] = (time.perf_counter() - t1) * 1000 - timings["first_pass_ms"] - timings.get("redetect_ms", 0.0)
