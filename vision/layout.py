@@ -41,7 +41,8 @@ PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 PEN_FORCED_UPRIGHT = 2.0  # a tile whose shape said "sideways" taken as upright (inside the closed part)
 MAX_FORCED = 2
 PEN_SECOND_ROW = 1.5  # reading the hand in the runner-up row
-MAX_TRIM = 6  # tiles that may be left out at each end of the row
+PEN_TRIM_BACK = 0.3
+MAX_TRIM = 8  # tiles that may be left out at each end of the row
 PEN_TRIM = 1.0  # a tile at an end of the row left out of the hand (it lies in line with it)
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
 
@@ -340,8 +341,11 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         for b in range(0, MAX_TRIM + 1):
             if n_full - a - b < (5 if a + b else 1):
                 continue
-            trim = sum(PEN_TRIM_GAP if full_gaps[k] > GAP * unit else PEN_TRIM for k in range(a))
-            trim += sum(PEN_TRIM_GAP if full_gaps[n_full - 2 - k] > GAP * unit else PEN_TRIM for k in range(b))
+            def cost(k: int, gap: float) -> float:  # a face-down tile is rarely the hand's (a wall's)
+                return PEN_TRIM_BACK if tiles[full[k]].label == BACK else PEN_TRIM_GAP if gap > GAP * unit else PEN_TRIM
+
+            trim = sum(cost(k, full_gaps[k]) for k in range(a))
+            trim += sum(cost(n_full - 1 - k, full_gaps[n_full - 2 - k]) for k in range(b))
             enumerate_row(full[a:n_full - b], trim)
     for k, g in enumerate(full_gaps):  # or a whole stretch beyond a gap (a wall, discards)
         if g > GAP * unit:
@@ -379,7 +383,7 @@ def _off_row_drawn(tiles: Sequence[TileDetection], row_idx: Sequence[int], stack
         # a tile with a neighbour of its own is part of something else (discards, a wall)
         lonely = True
         for o, other in enumerate(tiles):
-            if o == t or o in used:
+            if o == t or o in used or other.label == BACK:  # a wall behind it is no discard row
                 continue
             ox1, oy1, ox2, oy2 = other.frame_box
             gap_x = max(ox1 - bx2, bx1 - ox2)
