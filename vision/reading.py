@@ -25,7 +25,7 @@ from vision.sequence import format_sequence
 
 SUIT_ORDER = {"m": 0, "p": 1, "s": 2, "z": 3}
 UNCERTAIN_BELOW = 0.6  # a tile whose class probability is below this is listed as uncertain
-SEARCH_BUDGET = 1500  # labellings tried per photo, over all arrangements
+SEARCH_BUDGET = 500  # labellings tried per photo, over all arrangements
 MIN_CANDIDATE_P = 1e-3
 PEN_ILLEGAL = 8.0  # ranking cost of a reading that is no legal hand at all
 PEN_CHI_NOT_LEFT = 3.0  # a chi shown as called from across/right
@@ -261,8 +261,24 @@ def _meld_kind(g: Group, labels: dict[int, str]) -> str | None:
     return None
 
 
-def _any_wait(counts: list[int], total: list[int], n_melds: int) -> bool:
+def _near_held(counts: list[int]) -> list[int]:
+    """Tiles that could complete a hand: held honours, and suited tiles within 2 of a held one."""
+    out = []
     for k in range(34):
+        if k >= 27:
+            if counts[k]:
+                out.append(k)
+        elif any(counts[j] for j in range(max(k - 2, k - k % 9), min(k + 3, k - k % 9 + 9))):
+            out.append(k)
+    return out
+
+
+def _any_wait(counts: list[int], total: list[int], n_melds: int) -> bool:
+    if n_melds == 0 and sum(1 for k in TERMINALS if counts[k]) >= 12:  # kokushi waits anywhere
+        candidates = range(34)
+    else:
+        candidates = _near_held(counts)
+    for k in candidates:
         if total[k] >= 4:
             continue
         counts[k] += 1
