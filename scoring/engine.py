@@ -353,8 +353,9 @@ def _result(hand: Hand, rules: Rules, best: tuple, notes: list[str], closed: boo
     return r
 
 
-def _fu_breakdown(form: int, shape: tuple, wait: int, pinfu: bool, ron_trip: int, hand: Hand, closed: bool,
-                  pair_fu: tuple[int, ...], meld_sets: tuple, rules: Rules) -> list[dict]:
+def _fu_breakdown(detail: tuple) -> list[dict]:
+    """The fu breakdown of the chosen reading (`detail` as `_result` stores it)."""
+    form, shape, wait, pinfu, ron_trip, hand, closed, pair_fu, meld_sets, rules = detail
     if form == KOKUSHI:
         return []
     pair, _, trips = shape
@@ -368,16 +369,17 @@ _TRIP_TEXT = tuple(format_tiles([t] * 3) for t in TILES)
 _PAIR_TEXT = tuple(format_tiles([t] * 2) for t in TILES)
 
 
-def _groups(form: int, shape: tuple, wait: int, pinfu: bool, ron_trip: int, hand: Hand, *_) -> list[str]:
+def _groups(detail: tuple) -> list[str]:
     """The chosen decomposition in MPSZ text: closed sets, the pair, then the melds as given."""
-    pair, seqs, trips = shape
+    form, (pair, seqs, trips), hand = detail[0], detail[1], detail[5]
     if form == KOKUSHI:
         return [format_tiles(hand.concealed, sort=True)]
     if form == CHIITOI:
         return [_PAIR_TEXT[i] for i in range(34) if hand.conc_counts[i]]
-    out = [_SEQ_TEXT[s] for s in seqs]
-    out += [_TRIP_TEXT[t] for t in trips]
+    out = list(map(_SEQ_TEXT.__getitem__, seqs))
+    if trips:
+        out += map(_TRIP_TEXT.__getitem__, trips)
     out.append(_PAIR_TEXT[pair])
     for m in hand.melds:
-        out.append(m.text)
+        out.append(m._text or m.text)
     return out

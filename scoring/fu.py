@@ -23,15 +23,28 @@ def set_fu(tile: int, concealed: bool, kan: bool) -> int:
     return fu
 
 
-# fu of a triplet-like set by tile and (concealed + 2 * kan), and the breakdown's reason texts by tile
+# fu of a triplet-like set by tile and (concealed + 2 * kan)
 SET_FU: tuple[tuple[int, ...], ...] = tuple(tuple(set_fu(t, bool(k & 1), bool(k & 2)) for k in range(4))
                                             for t in range(34))
-_CLOSED_TRIP_REASON = tuple(f"closed triplet {TILE_NAMES[t]}" for t in range(34))
-_MELD_REASON = tuple(tuple(f"{kind} {TILE_NAMES[t]}" for kind in ("open triplet", "open triplet", "open kan",
-                                                                   "closed kan")) for t in range(34))
-_RON_TRIP_REASON = tuple(f"triplet completed by ron (open) {TILE_NAMES[t]}" for t in range(34))
-_PAIR_REASON = tuple(f"value pair {TILE_NAMES[t]}" for t in range(34))
-_WAIT_REASON = {w: f"{WAIT_NAMES[w]} wait" for w in (KANCHAN, PENCHAN, TANKI)}
+
+
+def _item(fu: int, reason: str) -> dict:
+    return {"fu": fu, "reason": reason}
+
+
+# every breakdown item that can occur, made once; fu_details hands out copies (cheaper than building)
+_BASE = _item(20, "base")
+_CLOSED_RON = _item(10, "closed ron")
+_TSUMO = _item(2, "tsumo")
+_OPEN_PINFU = _item(10, "open hand without fu, won by ron (counted as 30)")
+_CHIITOI = _item(25, "seven pairs (fixed)")
+_PINFU_TSUMO = _item(20, "pinfu tsumo (fixed)")
+_CLOSED_TRIP = tuple(_item(SET_FU[t][1], f"closed triplet {TILE_NAMES[t]}") for t in range(34))
+_RON_TRIP = tuple(_item(SET_FU[t][0], f"triplet completed by ron (open) {TILE_NAMES[t]}") for t in range(34))
+_MELD = tuple(tuple(_item(SET_FU[t][k], f"{kind} {TILE_NAMES[t]}")
+                    for k, kind in enumerate(("open triplet", "open triplet", "open kan", "closed kan")))
+              for t in range(34))
+_WAIT = {w: _item(2, f"{WAIT_NAMES[w]} wait") for w in (KANCHAN, PENCHAN, TANKI)}
 
 
 def fu_details(form: int, closed: bool, tsumo: bool, pinfu: bool, rinshan: bool, pair: int, pair_fu: int,
@@ -40,41 +53,39 @@ def fu_details(form: int, closed: bool, tsumo: bool, pinfu: bool, rinshan: bool,
     """(fu, breakdown) for one reading. `melds` are (tile, concealed, kan) triplet-like melds;
     `ron_trip` is the concealed triplet the ron tile completed (or -1)."""
     if form == CHIITOI:
-        return 25, [{"fu": 25, "reason": "seven pairs (fixed)"}]
+        return 25, [_CHIITOI.copy()]
     if form == KOKUSHI:
         return 0, []
-    out = [{"fu": 20, "reason": "base"}]
+    out = [_BASE.copy()]
     total = 20
     if closed and not tsumo:
-        out.append({"fu": 10, "reason": "closed ron"})
+        out.append(_CLOSED_RON.copy())
         total += 10
     if pinfu and tsumo:
-        return 20, [{"fu": 20, "reason": "pinfu tsumo (fixed)"}]
+        return 20, [_PINFU_TSUMO.copy()]
     for t in conc_trips:
         if t == ron_trip:
-            f = SET_FU[t][0]
-            out.append({"fu": f, "reason": _RON_TRIP_REASON[t]})
+            item = _RON_TRIP[t]
             ron_trip = -2  # only one of two identical triplets is the ron one
         else:
-            f = SET_FU[t][1]
-            out.append({"fu": f, "reason": _CLOSED_TRIP_REASON[t]})
-        total += f
+            item = _CLOSED_TRIP[t]
+        out.append(item.copy())
+        total += item["fu"]
     for t, concealed, kan in melds:
-        k = (1 if concealed else 0) + (2 if kan else 0)
-        f = SET_FU[t][k]
-        out.append({"fu": f, "reason": _MELD_REASON[t][k]})
-        total += f
+        item = _MELD[t][(1 if concealed else 0) + (2 if kan else 0)]
+        out.append(item.copy())
+        total += item["fu"]
     if pair_fu:
-        out.append({"fu": pair_fu, "reason": _PAIR_REASON[pair]})
+        out.append({"fu": pair_fu, "reason": f"value pair {TILE_NAMES[pair]}"})
         total += pair_fu
     if wait == KANCHAN or wait == PENCHAN or wait == TANKI:
-        out.append({"fu": 2, "reason": _WAIT_REASON[wait]})
+        out.append(_WAIT[wait].copy())
         total += 2
     if tsumo and not pinfu and (not rinshan or rules.rinshan_tsumo_fu):
-        out.append({"fu": 2, "reason": "tsumo"})
+        out.append(_TSUMO.copy())
         total += 2
     if total == 20 and not closed and not tsumo and rules.open_pinfu_fu:
-        out.append({"fu": 10, "reason": "open hand without fu, won by ron (counted as 30)"})
+        out.append(_OPEN_PINFU.copy())
         total = 30
     return -(-total // 10) * 10, out
 
