@@ -98,21 +98,6 @@ def _compile(rules: Rules) -> _Table:
     return _Table(_Stage(hand), _Stage(reading), rules)
 
 
-def _run(entries: tuple, c: Ctx, closed: bool, hits: list) -> tuple[int, int]:
-    """Check yaku entries on a reading; append hits; return (han, yakuman weight)."""
-    han = weight = 0
-    for e in entries:
-        if e[1].check(c):
-            h = e[2] if closed else e[3]
-            if h:
-                hits.append(e)
-                if e[4]:
-                    weight += e[4]
-                else:
-                    han += h
-    return han, weight
-
-
 # ---------------------------------------------------------------------------- the hand's constants
 @lru_cache(maxsize=64)
 def _winds(seat_wind: int, round_wind: int, double_wind_pair_fu: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -166,6 +151,7 @@ def _readings(hand: Hand, conc: tuple[int, ...], win: int) -> list[tuple[int, tu
 
 
 _PINFU = next(y for y in YAKU if y.key == "pinfu")
+_new_ctx = Ctx.__new__
 _ORDER = itemgetter(0)
 # the dora entries of the result by count (shared: a YakuHit is immutable)
 _DORA_HITS = {key: tuple(YakuHit(key, *DORA_NAMES[key], n) for n in range(41)) for key in DORA_NAMES}
@@ -178,7 +164,8 @@ def _dora_hit(key: str, n: int) -> YakuHit:
 def score(hand: Hand, rules: Rules) -> Result:
     """Score a validated hand under a rule set (HandError if it is not a winning hand or has no yaku)."""
     notes = check_rules(hand, rules)
-    table = _table(rules)
+    hit = _TABLES.get(id(rules))  # _table(rules), inlined
+    table = hit[1] if hit is not None and hit[0] is rules else _table(rules)
     win = hand.win_tile.index
     conc = hand.conc_counts
     # what every reading shares: the melds, the winds, the dora
@@ -210,7 +197,7 @@ def score(hand: Hand, rules: Rules) -> Result:
         raise HandError("not a winning hand: the tiles do not make four sets and a pair, seven different pairs "
                         "or thirteen orphans", "concealed")
     tsumo = hand.tsumo
-    c = Ctx()
+    c = _new_ctx(Ctx)  # every field the predicates read is set below or per reading
     c.closed = closed
     c.tsumo = tsumo
     c.mask = mask
@@ -232,6 +219,7 @@ def score(hand: Hand, rules: Rules) -> Result:
     per_form: dict[int, tuple] = {}
     hand_stage, reading_stage = table.hand, table.reading
     reading_gates, reading_cache = reading_stage.gates, reading_stage.cache
+    hand_gates, hand_cache = hand_stage.gates, hand_stage.cache
     for form, shape, wait, ron_trip in readings:
         pair, seqs, trips = shape
         c.form = form
@@ -244,14 +232,26 @@ def score(hand: Hand, rules: Rules) -> Result:
         fixed = per_form.get(form)
         if fixed is None:  # yaku that hold for every reading of this form are checked once
             fixed_hits: list = []
-            fixed_han, fixed_w = _run(hand_stage.entries(c), c, closed, fixed_hits)
+            fixed_han = fixed_w = 0
+            entries = hand_cache.get(hand_gates(c))
+            if entries is None:
+                entries = hand_stage.entries(c)
+            for e in entries:  # check the yaku whose gates are open; keep the ones worth han here
+                if e[1].check(c):
+                    h = e[2] if closed else e[3]
+                    if h:
+                        fixed_hits.append(e)
+                        if e[4]:
+                            fixed_w += e[4]
+                        else:
+                            fixed_han += h
             fixed = per_form[form] = (fixed_hits, fixed_han, fixed_w)
         hits, han, weight = fixed
         entries = reading_cache.get(reading_gates(c))
         if entries is None:
             entries = reading_stage.entries(c)
         pinfu = False
-        for e in entries:  # _run, inlined: this is the innermost loop
+        for e in entries:  # the same for the per-reading yaku: the innermost loop
             if e[1].check(c):
                 h = e[2] if closed else e[3]
                 if h:
