@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from audit.reader import FrameReader, FrameReading
+from audit.reader import MIN_HAND_TILES, FrameReader, FrameReading
 from audit.video import Frame, VideoError, VideoInfo, read_frames
 
 
@@ -26,12 +26,25 @@ class GateParams:
     changed_pixels: int = 10      # the picture changed if at least this many pixels did
     max_shift: float = 6.0        # thumbnail pixels of camera shake cancelled before comparing
     max_reuse_s: float = 4.0      # read again at least this often
+    hand_reuse_s: float = 0.0     # … and this often while a hand lies open (every sampled frame:
+    #                               independent reads of a reveal are what the event vote needs)
     enabled: bool = True
 
     def to_json(self) -> dict:
         return {"thumb_width": self.thumb_width, "pixel_delta": self.pixel_delta,
                 "changed_pixels": self.changed_pixels, "max_shift": self.max_shift,
-                "max_reuse_s": self.max_reuse_s, "enabled": self.enabled}
+                "max_reuse_s": self.max_reuse_s, "hand_reuse_s": self.hand_reuse_s, "enabled": self.enabled}
+
+
+def looks_like_a_hand(r: FrameReading) -> bool:
+    """A hand was read, or nearly: 13+ face-up tiles in the hand row, or a detector that found
+    almost enough tiles (a tile missed in one frame may be found in the next)."""
+    if r.hand is not None:
+        return True
+    if r.gate == "few-tiles":
+        return r.tiles >= MIN_HAND_TILES - 4
+    faces = [tok for tok in (r.sequence or "").split() if tok != "|" and not tok.startswith("x")]
+    return len(faces) >= 13
 
 
 class StillFrameGate:
@@ -50,8 +63,9 @@ class StillFrameGate:
         small = cv2.resize(gray, (tw, th), interpolation=cv2.INTER_AREA).astype(np.float32)
         return cv2.GaussianBlur(small, (3, 3), 0)
 
-    def is_still(self, frame: Frame) -> bool:
-        if not self.p.enabled or self._last is None or frame.t - self._last_t >= self.p.max_reuse_s:
+    def is_still(self, frame: Frame, max_reuse_s: float | None = None) -> bool:
+        limit = self.p.max_reuse_s if max_reuse_s is None else max_reuse_s
+        if not self.p.enabled or self._last is None or frame.t - self._last_t >= limit:
             return False
         thumb = self._thumb(frame.image)
         if thumb.shape != self._last.shape:
@@ -117,7 +131,8 @@ def scan_chunk(chunk: Chunk, reader: FrameReader, gate: GateParams = GateParams(
     error = None
     try:
         for frame in read_frames(chunk.info, chunk.indices):
-            if last is not None and still.is_still(frame):
+            limit = gate.hand_reuse_s if last is not None and looks_like_a_hand(last) else gate.max_reuse_s
+            if last is not None and still.is_still(frame, limit):
                 readings.append(last.at(frame.index, frame.t, "still"))
                 continue
             last = reader.read(frame)

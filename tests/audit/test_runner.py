@@ -206,3 +206,14 @@ def test_progress_line_has_eta_and_counts(video, tmp_path):
     run_audit([str(video)], tmp_path, BarcodeReaderFactory(), options(), stream=err, scorer=fake_score)
     last = err.getvalue().strip().splitlines()[-1]
     assert "100.0%" in last and "1:00/1:00 of video" in last and "ETA 0:00" in last and "3 events" in last
+
+
+def test_hand_like_readings_are_not_reused():
+    from audit.reader import FrameReading
+    from audit.scan import looks_like_a_hand
+
+    assert looks_like_a_hand(FrameReading(0, 0, {"concealed": "x"}))
+    assert looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 2p 3p | 4p", tiles=14))
+    assert not looks_like_a_hand(FrameReading(0, 0, None, "x x x x x x x x x x x x x | x", tiles=14))
+    assert looks_like_a_hand(FrameReading(0, 0, None, None, tiles=12, gate="few-tiles"))
+    assert not looks_like_a_hand(FrameReading(0, 0, None, None, tiles=3, gate="few-tiles"))
