@@ -38,8 +38,10 @@ from vision.classify import CROP_MARGIN, FLIP_SUFFIX, INPUT_SIZE, class_names_75
 SHARED = REPO.parent / "shared"
 CACHE = REPO / "cache" / "classifier"
 
-MODEL_YAML = """\
-# Tsumo tile classifier: a narrow YOLOv8-cls-style network for small square tile crops.
+# Narrow YOLOv8-cls-style networks for small square tile crops (75 classes). The stem stays thin
+# (it runs at the highest resolution); width goes where the maps are small and cheap.
+ARCHS = {
+    "small": """\
 nc: 75
 backbone:
   - [-1, 1, Conv, [16, 3, 2]]
@@ -51,7 +53,21 @@ backbone:
   - [-1, 1, C2f, [128, True]]
 head:
   - [-1, 1, Classify, [nc]]
-"""
+""",
+    "medium": """\
+nc: 75
+backbone:
+  - [-1, 1, Conv, [16, 3, 2]]
+  - [-1, 1, Conv, [32, 3, 2]]
+  - [-1, 1, C2f, [32, True]]
+  - [-1, 1, Conv, [96, 3, 2]]
+  - [-1, 2, C2f, [96, True]]
+  - [-1, 1, Conv, [192, 3, 2]]
+  - [-1, 1, C2f, [192, True]]
+head:
+  - [-1, 1, Classify, [nc]]
+""",
+}
 
 
 def folder_name(index: int, class_name: str) -> str:
@@ -133,6 +149,9 @@ def render_split(out: Path, split: str, split_id: int, per_class: int, seed: int
 
 # ---- 2. real crops from the Chinese-set photos -----------------------------------------------
 
+# Faces that look (nearly) the same after a half turn: their orientation can't be told, nor needs to be.
+HALF_TURN_SYMMETRIC = {"1p", "2p", "3p", "4p", "5p", "8p", "9p", "2s", "4s", "5s", "6s", "8s", "9s", "5z"}
+
 def add_chinese_crops(out: Path, split_dir: Path, orient_model: Path, *, size: int, min_conf: float = 0.8,
                       copies: int = 2) -> dict:
     """Crop every shared-class box of a Chinese split, orient it with `orient_model`'s flip head,
@@ -153,12 +172,14 @@ def add_chinese_crops(out: Path, split_dir: Path, orient_model: Path, *, size: i
             cache[rb.image] = cv2.imread(str(rb.image))[..., ::-1].copy()
         img = cache[rb.image]
         crop = crop_tile(img, rb.box, rb.sideways, size=size)
-        probs, flip = clf.classify(crop[None])
-        p_up = float(flip[0, 0])
-        if max(p_up, 1 - p_up) < min_conf:
+        # the label is known: which way up is decided by P(label) vs P(label turned), so only the
+        # model's orientation sense for this one label matters
+        p = clf.predict_raw(crop[None])[0]
+        up, down = p[names.index(rb.label)], p[names.index(rb.label + FLIP_SUFFIX)]
+        if rb.label not in HALF_TURN_SYMMETRIC and max(up, down) / max(up + down, 1e-9) < min_conf:
             stats["unsure_orientation"] += 1
             continue
-        upright = crop if p_up >= 0.5 else crop[::-1, ::-1]
+        upright = crop if up >= down else crop[::-1, ::-1]
         for turned in range(copies):
             im = upright if turned == 0 else upright[::-1, ::-1]
             name = rb.label if turned == 0 else rb.label + FLIP_SUFFIX
@@ -201,20 +222,23 @@ def _allow_small_imgsz(imgsz: int) -> None:
 
 
 def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, workers: int, seed: int,
-          lr0: float, patience: int, hours: float | None = None) -> Path:
+          lr0: float, patience: int, hours: float | None = None, init: Path | None = None,
+          arch: str = "medium") -> Path:
     _ultralytics_env()
     import torch
     from ultralytics import YOLO
 
     torch.set_num_threads(max(1, (os.cpu_count() or 2)))
     _allow_small_imgsz(imgsz)
-    yaml_path = run_dir.parent / "tile_classifier.yaml"
+    yaml_path = run_dir.parent / f"tile_classifier_{arch}.yaml"
     yaml_path.parent.mkdir(parents=True, exist_ok=True)
-    yaml_path.write_text(MODEL_YAML)
+    yaml_path.write_text(ARCHS[arch])
     model = YOLO(str(yaml_path), task="classify")
+    if init is not None:  # fine-tune: same architecture, weights of an earlier run
+        model = YOLO(str(init), task="classify")
     model.train(
         data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers, device="cpu",
-        pretrained=False, seed=seed, deterministic=False, optimizer="AdamW", lr0=lr0, cos_lr=True,
+        pretrained=init is not None,  # False would re-initialise the loaded weights seed=seed, deterministic=False, optimizer="AdamW", lr0=lr0, cos_lr=True,
         warmup_epochs=1, patience=patience, cache="ram", amp=False, plots=False, val=True,
         project=str(run_dir.parent), name=run_dir.name, exist_ok=True,
         # light augmentation: the real variety is rendered into the crops
@@ -275,58 +299,89 @@ def export_onnx(weights: Path, out: Path, *, imgsz: int, margin: float, extra_me
     return out
 
 
+def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None) -> Path:
+    """A training folder of symlinks: every synthetic set's train split (+ real crops); val from the last."""
+    names = class_names_75()
+    if out.exists():
+        shutil.rmtree(out)
+    with_val = [d for d in synth_dirs if any((d / "val").rglob("*.png"))]
+    for split, sources in (("train", synth_dirs + ([real_dir] if real_dir else [])), ("val", with_val[-1:])):
+        for cls, name in enumerate(names):
+            d = out / split / folder_name(cls, name)
+            d.mkdir(parents=True, exist_ok=True)
+            for src in sources:
+                sd = src / split / folder_name(cls, name)
+                for f in sorted(sd.glob("*.png")) if sd.is_dir() else []:
+                    link = d / f"{src.name}__{f.name}"
+                    link.symlink_to(f.resolve())
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="train_classifier", description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=REPO / "models" / "tile_classifier.onnx")
-    ap.add_argument("--seed", type=int, default=1, help="rendering seed of the training set")
-    ap.add_argument("--per-class", type=int, default=200, help="training crops per class (75 classes)")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3],
+                    help="rendering seeds; one synthetic set per seed, all used for training (default 1 2 3)")
+    ap.add_argument("--per-class", type=int, nargs="+", default=[200, 300, 300],
+                    help="training crops per class (75 classes), one number per seed (default 200 300 300)")
     ap.add_argument("--val-per-class", type=int, default=20)
     ap.add_argument("--views", type=int, default=2, help="crops per rendered scene (different camera/light/box)")
     ap.add_argument("--imgsz", type=int, default=INPUT_SIZE)
-    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--hours", type=float, default=None, help="wall-clock training budget (overrides --epochs)")
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr0", type=float, default=0.003)
     ap.add_argument("--patience", type=int, default=50)
+    ap.add_argument("--init", type=Path, default=None, help="start from these weights (.pt of an earlier run)")
+    ap.add_argument("--arch", choices=sorted(ARCHS), default="medium", help="network size (ignored with --init)")
     ap.add_argument("--workers", type=int, default=2, help="processes for rendering and data loading")
     ap.add_argument("--real", choices=["none", "chinese"], default="none",
                     help="add real crops from chinese-mahjong-detection-v4/valid (never real-dev)")
     ap.add_argument("--orient-model", type=Path, default=None,
-                    help="model whose flip head orients the real crops (default: --out if it exists)")
+                    help="model that orients the real crops (their boxes don't say which way up); default --out")
     ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
     ap.add_argument("--render-only", action="store_true")
+    ap.add_argument("--no-render", action="store_true", help="train on the crops already rendered (partial sets)")
     args = ap.parse_args(argv)
+    if len(args.per_class) != len(args.seeds):
+        print("error: give one --per-class number per --seeds value", file=sys.stderr)
+        return 2
     if args.imgsz != INPUT_SIZE:
         print(f"note: imgsz {args.imgsz} differs from vision.classify.INPUT_SIZE {INPUT_SIZE}; "
               "TileClassifier resizes to the model's recorded size", file=sys.stderr)
 
-    data = CACHE / f"synth_s{args.seed}_n{args.per_class}v{args.views}_{args.imgsz}px"
+    synth_dirs = []
+    for seed, n in zip(args.seeds, args.per_class):
+        synth = CACHE / f"synth_s{seed}_n{n}v{args.views}_{args.imgsz}px"
+        if not args.no_render:
+            render_split(synth, "train", 0, n, seed, size=args.imgsz, workers=args.workers, views=args.views)
+            render_split(synth, "val", 1, args.val_per_class, seed, size=args.imgsz, workers=args.workers, views=1)
+        synth_dirs.append(synth)
+    real_dir, real_stats = None, None
     if args.real == "chinese":
-        base = data
-        data = CACHE / f"{base.name}+cn"
-    synth = CACHE / data.name.replace("+cn", "")
-    render_split(synth, "train", 0, args.per_class, args.seed, size=args.imgsz, workers=args.workers, views=args.views)
-    render_split(synth, "val", 1, args.val_per_class, args.seed, size=args.imgsz, workers=args.workers, views=1)
-    real_stats = None
-    if args.real == "chinese":
-        if not data.exists():
-            shutil.copytree(synth, data)
         orient = args.orient_model or args.out
         if not Path(orient).is_file():
             print(f"error: --real chinese needs a model to orient real crops; {orient} not found", file=sys.stderr)
             return 2
-        real_stats = add_chinese_crops(data, SHARED / "data" / "real" / "chinese-mahjong-detection-v4" / "valid",
+        real_dir = CACHE / f"chinese_valid_{args.imgsz}px"
+        if real_dir.exists():
+            shutil.rmtree(real_dir)
+        real_stats = add_chinese_crops(real_dir, SHARED / "data" / "real" / "chinese-mahjong-detection-v4" / "valid",
                                        Path(orient), size=args.imgsz)
         print(f"[real] {real_stats}", flush=True)
     if args.render_only:
         return 0
+    tag = "+".join(d.name.replace("synth_", "") for d in synth_dirs) + ("+cn" if real_dir else "")
+    data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir)
     name = args.name or f"{data.name}_e{args.epochs}"
     run_dir = CACHE / "runs" / name
     t0 = time.time()
     weights = train(data, run_dir, imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, workers=args.workers,
-                    seed=args.seed, lr0=args.lr0, patience=args.patience, hours=args.hours)
+                    seed=args.seeds[0], lr0=args.lr0, patience=args.patience, hours=args.hours, init=args.init,
+                    arch=args.arch)
     train_s = time.time() - t0
-    meta = {"tsumo_train_data": data.name, "tsumo_train_epochs": args.epochs, "tsumo_train_seconds": int(train_s),
+    meta = {"tsumo_arch": "init" if args.init else args.arch, "tsumo_train_data": data.name, "tsumo_train_epochs": args.epochs, "tsumo_train_seconds": int(train_s),
+            "tsumo_init": str(args.init.name) if args.init else "scratch",
             "tsumo_real": args.real if real_stats is None else json.dumps(real_stats)}
     out = export_onnx(weights, args.out, imgsz=args.imgsz, margin=CROP_MARGIN, extra_meta=meta)
     print(f"[done] {out} ({out.stat().st_size / 1e6:.2f} MB), trained {train_s / 60:.1f} min", flush=True)

@@ -106,10 +106,16 @@ class TileClassifier:
 
     def classify(self, crops: np.ndarray | list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Crops (N×S×S×3 uint8 RGB, or a list of such crops) → (probs N×38, flip N×2), one ONNX call."""
+        if len(crops) == 0:
+            return np.zeros((0, len(TILE_CLASSES)), np.float32), np.zeros((0, 2), np.float32)
+        return fold_outputs(self.predict_raw(crops), self.names)
+
+    def predict_raw(self, crops: np.ndarray | list[np.ndarray]) -> np.ndarray:
+        """The model's own probabilities over `self.names` (N×75), one ONNX call."""
         if isinstance(crops, np.ndarray) and crops.ndim == 3:
             crops = crops[None]
         if len(crops) == 0:
-            return np.zeros((0, len(TILE_CLASSES)), np.float32), np.zeros((0, 2), np.float32)
+            return np.zeros((0, len(self.names)), np.float32)
         batch = np.empty((len(crops), 3, self.imgsz, self.imgsz), np.float32)
         for i, c in enumerate(crops):
             c = np.asarray(c)
@@ -120,4 +126,4 @@ class TileClassifier:
             batch[i] = c.transpose(2, 0, 1)
         batch *= 1.0 / 255.0
         (p,) = self.session.run(None, {self.input_name: batch})[:1]
-        return fold_outputs(np.asarray(p, np.float32), self.names)
+        return np.asarray(p, np.float32)

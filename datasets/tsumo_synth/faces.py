@@ -181,6 +181,18 @@ class ArtFaces:
         return color, alpha
 
 
+def _elastic(color: np.ndarray, alpha: np.ndarray, rng: np.random.Generator, amp: float):
+    """Warp a glyph by a smooth random field (a 4×4 grid of offsets, cubic-interpolated)."""
+    h, w = alpha.shape
+    dx = cv2.resize(rng.normal(0, amp, (4, 4)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    dy = cv2.resize(rng.normal(0, amp, (4, 4)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    xx, yy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+    mx, my = xx + dx, yy + dy
+    color = cv2.remap(color, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    alpha = cv2.remap(alpha, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    return color, alpha
+
+
 @dataclass
 class FaceSpec:
     """What was drawn (kept for tests and debugging)."""
@@ -274,6 +286,9 @@ class FaceRenderer:
         tw, th = gw * sx, gh * sy
         tx = x0 + (bw - tw) / 2 + rng.uniform(-0.5, 0.5) * max(bw - tw, 0) + rng.normal(0, 0.015) * bw
         ty = y0 + (bh - th) / 2 + rng.uniform(-0.5, 0.5) * max(bh - th, 0) + rng.normal(0, 0.015) * bh
+        # hand-drawn look: a smooth random displacement, so strokes are not one font's exact shape
+        if rng.random() < 0.7:
+            color, alpha = _elastic(color, alpha, rng, amp=rng.uniform(0.01, 0.035) * min(gw, gh))
         # stroke weight: blur the coverage and re-threshold it higher or lower
         a = alpha
         t = rng.uniform(0.3, 0.7)

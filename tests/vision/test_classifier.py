@@ -17,12 +17,12 @@ MODEL = REPO / "models" / "tile_classifier.onnx"
 BOXES = Path(__file__).parent / "data" / "real_dev_boxes.json"
 
 # Measured on the shipped model (see models/tile_classifier.md); the tests allow a small margin.
-HELD_OUT_MIN_ACC = 0.85  # first model: 0.92 on the synthetic test set
+HELD_OUT_MIN_ACC = 0.88  # shipped model: 0.935 on the 1 500-crop synthetic test set
 HELD_OUT_MIN_FLIP = 0.80
 # Faces that look different upside down (most pins/sous are symmetric under a half turn, so their
 # flip is undefined; recognition's owner vote gives them ~no weight).
 ASYMMETRIC = {f"{n}m" for n in range(1, 10)} | {"1z", "2z", "3z", "4z", "6z", "7z", "0m", "1s", "3s", "7s", "6p", "7p"}
-REAL_DEV_MIN_CORRECT = 39  # of 50 (first model: 41)
+REAL_DEV_MIN_CORRECT = 38  # of 50 (shipped model: 40)
 
 
 # ---- crop_tile geometry --------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def test_held_out_rendered_crops_are_read(classifier, shared_dir):
     from tsumo_synth import TileArtist
     from tsumo_synth.crops import CropMaker
 
-    maker = CropMaker(TileArtist(shared_dir, seed=0), size=classifier.imgsz, pool_size=60, pool_seed=777)
+    maker = CropMaker(TileArtist(shared_dir, seed=0), size=classifier.imgsz, pool_size=20, pool_seed=777)
     crops, labels, flipped = [], [], []
     for i, label in enumerate(TILE_CLASSES):
         for turn in (0, 180):
