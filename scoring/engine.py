@@ -66,14 +66,21 @@ class _Table:
 _TABLES: dict[int, tuple[Rules, _Table]] = {}
 
 
+_TABLES_BY_VALUE: dict[Rules, _Table] = {}
+
+
 def _table(rules: Rules) -> _Table:
-    """The compiled table of a Rules object (keyed by identity: hashing a dataclass is slow)."""
+    """The compiled table of a Rules object: keyed by identity (hashing a dataclass is slow), then
+    by value, so an equal rule set made anew (house rules sent with every hand) is compiled once."""
     hit = _TABLES.get(id(rules))
     if hit is not None and hit[0] is rules:
         return hit[1]
     if len(_TABLES) > 256:
         _TABLES.clear()
-    table = _compile(rules)
+        _TABLES_BY_VALUE.clear()
+    table = _TABLES_BY_VALUE.get(rules)
+    if table is None:
+        table = _TABLES_BY_VALUE[rules] = _compile(rules)
     _TABLES[id(rules)] = (rules, table)
     return table
 
@@ -153,6 +160,8 @@ def _readings(hand: Hand, conc: tuple[int, ...], win: int) -> list[tuple[int, tu
 _PINFU = next(y for y in YAKU if y.key == "pinfu")
 _new_ctx = Ctx.__new__
 _ORDER = itemgetter(0)
+_WEIGHT = itemgetter(4)
+_CLOSED_HIT, _OPEN_HIT = itemgetter(5), itemgetter(6)
 # the dora entries of the result by count (shared: a YakuHit is immutable)
 _DORA_HITS = {key: tuple(YakuHit(key, *DORA_NAMES[key], n) for n in range(41)) for key in DORA_NAMES}
 
@@ -266,7 +275,7 @@ def score(hand: Hand, rules: Rules) -> Result:
         if weight:
             if not table.stacking:
                 weight = 1
-            hits = [e for e in hits if e[4]]
+            hits = list(filter(_WEIGHT, hits))  # yakuman only
             base = 8000 * weight
             fu = fu_value(form, closed, tsumo, False, rinshan, pfu, wait, trips, ron_trip, meld_fu, rules)
             han = 13 * weight
@@ -309,11 +318,8 @@ def _result(hand: Hand, rules: Rules, best: tuple, notes: list[str], closed: boo
         han = rules.mangan_han
         notes.append("renhou: paid as mangan")
     else:
-        k = 5 if closed else 6
-        if len(hits) > 1:
-            yaku = [e[k] for e in sorted(hits, key=_ORDER)]
-        else:
-            yaku = [e[k] for e in hits]
+        hit_of = _CLOSED_HIT if closed else _OPEN_HIT
+        yaku = list(map(hit_of, sorted(hits, key=_ORDER) if len(hits) > 1 else hits))
         if not real_yakuman:
             if dora:
                 yaku.append(_dora_hit("dora", dora))

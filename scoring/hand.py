@@ -193,6 +193,10 @@ def _meld(obj: Any, i: int) -> Meld:
 
 def _tiles(value: Any, where: str) -> tuple[Tile, ...]:
     """Tiles from MPSZ text or a list of MPSZ texts."""
+    if type(value) is list and len(value) == 1 and type(value[0]) is str:  # one indicator: ["3m"]
+        one = TILE_BY_TEXT.get(value[0])
+        if one is not None:
+            return (one,)
     if isinstance(value, str):
         return tiles_tuple(value, where)
     if isinstance(value, (list, tuple)):

@@ -220,8 +220,49 @@ def _check(rules: Rules) -> Rules:
     return rules
 
 
+def _frozen(value: Any) -> Any:
+    """A hashable stand-in for a JSON value that tells types apart (True is not 1), or None."""
+    kind = type(value)
+    if kind in (str, int, float, bool) or value is None:
+        return kind, value
+    if kind in (list, tuple):
+        items = tuple(_frozen(v) for v in value)
+        return None if None in items else (kind, items)
+    if kind is dict:
+        items = tuple((_frozen(k), _frozen(v)) for k, v in value.items())
+        return None if any(k is None or v is None for k, v in items) else (kind, items)
+    return None
+
+
+# resolved {"preset": ..., **overrides} objects: the same spec gives the same Rules object, so the
+# engine's per-rule-set tables are built once (API callers send their house rules with every hand)
+_RESOLVED: dict[Any, Rules] = {}
+
+
 def resolve_rules(spec: "str | dict | Rules | None") -> Rules:
     """A preset name, `{"preset": name, **overrides}`, a Rules object, or None (= tenhou)."""
+    if spec is None:
+        return PRESETS["tenhou"]
+    if type(spec) is str:
+        hit = PRESETS.get(spec)
+        if hit is not None:
+            return hit
+    if isinstance(spec, Rules):
+        return spec
+    if type(spec) is dict:
+        key = _frozen(spec)
+        hit = _RESOLVED.get(key) if key is not None else None
+        if hit is None:
+            hit = _resolve(spec)
+            if key is not None:
+                if len(_RESOLVED) > 256:  # bounded: any input may add specs
+                    _RESOLVED.clear()
+                _RESOLVED[key] = hit
+        return hit
+    return _resolve(spec)
+
+
+def _resolve(spec: "str | dict | Rules | None") -> Rules:
     if spec is None:
         return PRESETS["tenhou"]
     if isinstance(spec, Rules):

@@ -8,6 +8,7 @@ Shapes are in tile indices (see `tiles.py`); masks are 34-bit sets of the tile k
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from .hand import FLAGS
@@ -149,6 +150,13 @@ GATE_KEYS: dict[str, tuple[str, int, Callable[[int], _KeyStub], frozenset[str]]]
 }
 
 
+@lru_cache(maxsize=64)
+def _key_table(family: str, gates: tuple[tuple[int, str], ...]) -> tuple[int, ...]:
+    """The bits of (bit, gate name) pairs of a keyed family for every key value (rule-set free)."""
+    _, size, stub, _ = GATE_KEYS[family]
+    return tuple(sum(1 << i for i, n in gates if GATES[n](stub(k))) for k in range(size))
+
+
 def compile_gates(names: list[str]) -> Callable[[Ctx], int]:
     """One function returning the bit set of the named gates that hold (bit i = names[i])."""
     families: dict[str, list[str]] = {}
@@ -164,8 +172,8 @@ def compile_gates(names: list[str]) -> Callable[[Ctx], int]:
     parts = []
     for family, terms in families.items():
         if family in keyed:
-            key, size, stub, _ = GATE_KEYS[family]
-            table = tuple(sum(1 << i for i, n in keyed[family] if GATES[n](stub(k))) for k in range(size))
+            key = GATE_KEYS[family][0]
+            table = _key_table(family, tuple(keyed[family]))
             name = f"_TABLE_{len(env)}"
             env[name] = table
             terms = [f"{name}[{key}]"] + terms
