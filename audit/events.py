@@ -1,22 +1,30 @@
 """Reveal events: a complete winning hand that stays readable for a moment.
 
-Input: the readings of the sampled frames of one video, in time order. Frames whose hand was
-read form *runs* (unreadable frames shorter than `max_gap_s` — blur, a hand passing over —
-do not break a run). A run splits where a different hand is read durably (`min_frames` frames
-in a row), so two hands shown one after the other are two events. In each part the hand read
-most often wins the vote; it is an event if at least `min_frames` frames agree on it.
+Input: the readings of the sampled frames of one video, in time order. Frames that show a hand
+— a legal hand was read, or the hand row holds 13+ faces — form *runs* (frames without one
+for less than `max_gap_s` — blur, an arm passing over — do not break a run). A run splits where
+a different legal hand is read durably (`min_frames` frames in a row), so two hands shown one
+after the other are two events. A part with at least `min_frames` such frames spanning
+`min_hold_s` is a candidate. Its hand is the legal hand most frames read when the vote is
+clear (`min_frames` agree, and half of the frames that read a legal hand); otherwise it is read
+from all its frames at once when the reader can fuse them (per-tile probabilities averaged over
+the frames, one legal-hand search). No complete legal hand, no event — so a
+tenpai hand shown at a draw is not a win.
 
 Everything here is a pure function of the readings, so chunked, parallel, Ray and resumed runs
 that produce the same readings produce the same events.
 """
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass
 from statistics import median
-from typing import Sequence
+from typing import Callable, Sequence
 
-from audit.reader import FrameReading
+from audit.reader import FrameReading, Fused
+
+Fuse = Callable[[list[FrameReading]], "Fused | None"]
 
 
 @dataclass(frozen=True)
@@ -35,22 +43,23 @@ class Event:
     end_s: float
     hand: dict
     sequence: str | None
-    confidence: float     # agreement × median per-frame confidence of the agreeing frames
-    agreement: float      # share of the readable frames in the event that read this hand
-    frames: int           # readable frames in the event
-    best_index: int       # frame index of the most confident agreeing frame
+    confidence: float     # fused: the fused reading's; voted: agreement × median confidence
+    agreement: float      # share of the event's frames whose own reading is this hand
+    frames: int           # frames showing a hand in the event
+    best_index: int       # frame index of the best frame (most confident agreeing one)
     best_t: float
+    fused: int = 0        # frames whose rows were fused into the hand (0: voted)
 
     def to_json(self) -> dict:
         return {"start_s": round(self.start_s, 3), "end_s": round(self.end_s, 3), "hand": self.hand,
                 "sequence": self.sequence, "confidence": round(self.confidence, 4),
-                "agreement": round(self.agreement, 4), "frames": self.frames,
+                "agreement": round(self.agreement, 4), "frames": self.frames, "fused": self.fused,
                 "best_frame": {"index": self.best_index, "t": round(self.best_t, 3)}}
 
     @classmethod
     def from_json(cls, d: dict) -> "Event":
         return cls(d["start_s"], d["end_s"], d["hand"], d.get("sequence"), d["confidence"],
-                   d["agreement"], d["frames"], d["best_frame"]["index"], d["best_frame"]["t"])
+                   d["agreement"], d["frames"], d["best_frame"]["index"], d["best_frame"]["t"], d.get("fused", 0))
 
 
 def _runs(hits: list[FrameReading], max_gap_s: float) -> list[list[FrameReading]]:
@@ -64,19 +73,21 @@ def _runs(hits: list[FrameReading], max_gap_s: float) -> list[list[FrameReading]
 
 
 def _split_on_change(run: list[FrameReading], min_frames: int) -> list[list[FrameReading]]:
-    """Cut a run where a new hand is read in `min_frames` frames in a row (lone misreads stay)."""
+    """Cut a run where a new legal hand is read in `min_frames` frames in a row; lone misreads
+    and frames without a legal hand stay in the current part."""
     parts: list[list[FrameReading]] = [[]]
     current: str | None = None
     streak: list[FrameReading] = []
     for r in run:
-        if current is None:
-            current = r.key
-        if r.key == current:
+        key = r.key
+        if key is None or current is None or key == current:
+            if key is not None and current is None:
+                current = key
             parts[-1].extend(streak)
             streak = []
             parts[-1].append(r)
             continue
-        if streak and streak[-1].key != r.key:
+        if streak and streak[-1].key != key:
             parts[-1].extend(streak)
             streak = []
         streak.append(r)
@@ -84,42 +95,74 @@ def _split_on_change(run: list[FrameReading], min_frames: int) -> list[list[Fram
             if parts[-1]:
                 parts.append([])
             parts[-1].extend(streak)
-            current, streak = r.key, []
+            current, streak = key, []
     parts[-1].extend(streak)
     return [p for p in parts if p]
 
 
-def _event(part: list[FrameReading], params: EventParams) -> Event | None:
-    votes = Counter(r.key for r in part)
+def _vote(voted: list[FrameReading], params: EventParams) -> tuple[str | None, int]:
+    """The legal hand read most often (then with most total confidence, then first): key, count."""
+    if not voted:
+        return None, 0
+    votes = Counter(r.key for r in voted)
     conf_sum: dict[str, float] = {}
-    for r in part:
+    first_seen: dict[str, int] = {}
+    for i, r in enumerate(voted):
         conf_sum[r.key] = conf_sum.get(r.key, 0.0) + r.confidence
-    # Most frames; then most total confidence; then the hand seen first.
-    first_seen = {}
-    for i, r in enumerate(part):
         first_seen.setdefault(r.key, i)
     key = max(votes, key=lambda k: (votes[k], conf_sum[k], -first_seen[k]))
-    agreeing = [r for r in part if r.key == key]
+    agreeing = [r for r in voted if r.key == key]
     if len(agreeing) < params.min_frames or agreeing[-1].t - agreeing[0].t < params.min_hold_s:
+        return None, 0
+    return key, len(agreeing)
+
+
+def _event(part: list[FrameReading], params: EventParams, fuse: Fuse | None) -> Event | None:
+    """The part's hand: a clear vote of per-frame legal hands (at least `min_frames`, and half
+    of the frames that read one); otherwise the frames fused; otherwise a weaker vote."""
+    if len(part) < params.min_frames or part[-1].t - part[0].t < params.min_hold_s:
         return None
-    best = max(agreeing, key=lambda r: (r.confidence, -r.t))
+    voted = [r for r in part if r.key is not None]
+    key, count = _vote(voted, params)
+    fused = None
+    if key is None or count * 2 < len(voted):
+        fused = fuse(part) if fuse is not None else None
+        if fused is not None and fused.hand is not None:
+            key = json.dumps(fused.hand, sort_keys=True)
+        else:
+            fused = None
+    if key is None:
+        return None
+    agreeing = [r for r in voted if r.key == key]
     agreement = len(agreeing) / len(part)
-    return Event(part[0].t, part[-1].t, agreeing[0].hand, best.sequence,
-                 agreement * median(r.confidence for r in agreeing), agreement, len(part),
-                 best.index, best.t)
+    if fused is not None:
+        hand, sequence, confidence = fused.hand, fused.sequence, fused.confidence
+    else:
+        hand, sequence = agreeing[0].hand, None
+        confidence = agreement * median(r.confidence for r in agreeing)
+    if agreeing:
+        best = max(agreeing, key=lambda r: (r.confidence, -r.t))
+        best_index, best_t = best.index, best.t
+        sequence = sequence or best.sequence
+    else:
+        best_index = fused.reference
+        best_t = next(r.t for r in part if r.index == best_index)
+    return Event(part[0].t, part[-1].t, hand, sequence, confidence, agreement, len(part),
+                 best_index, best_t, fused.frames if fused is not None else 0)
 
 
 def detect_events(readings: Sequence[FrameReading], params: EventParams = EventParams(),
-                  *, until_s: float | None = None) -> list[Event]:
+                  *, until_s: float | None = None, fuse: Fuse | None = None) -> list[Event]:
     """Events in time order. With `until_s` (readings known up to that time only), only the
-    events that later frames can no longer change are returned."""
-    hits = [r for r in sorted(readings, key=lambda r: r.t) if r.hand is not None]
+    events that later frames can no longer change are returned. `fuse`: see the module doc."""
+    hits = [r for r in sorted(readings, key=lambda r: r.t)
+            if r.hand is not None or (fuse is not None and r.row is not None)]
     events: list[Event] = []
     for run in _runs(hits, params.max_gap_s):
         if until_s is not None and until_s - run[-1].t <= params.max_gap_s:
             break  # the run may still grow
         for part in _split_on_change(run, params.min_frames):
-            ev = _event(part, params)
+            ev = _event(part, params, fuse)
             if ev is not None:
                 events.append(ev)
     return events

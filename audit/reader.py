@@ -30,6 +30,8 @@ class FrameReading:
     confidence: float = 0.0      # the hand's confidence, 0..1 (0 without a hand)
     tiles: int = 0               # tiles found in the frame
     gate: str = "read"           # "read" | "still" (same picture as the last read) | "few-tiles"
+    row: dict | None = None      # the hand row's tiles with their class candidates, kept when
+    #                              the frame shows a hand or nearly (13+ faces): see `fuse`
 
     @property
     def key(self) -> str | None:
@@ -50,8 +52,20 @@ class FrameReading:
         return cls(**d)
 
 
+@dataclass(frozen=True)
+class Fused:
+    """A hand read from several frames at once (see `PipelineFrameReader.fuse`)."""
+
+    hand: dict | None
+    sequence: str | None
+    confidence: float
+    frames: int       # frames whose rows were fused
+    reference: int    # frame index whose geometry was used
+
+
 class FrameReader(Protocol):
-    """Reads one frame. `identity` changes whenever readings could change (models, settings)."""
+    """Reads one frame. `identity` changes whenever readings could change (models, settings).
+    A reader may also offer `fuse(readings) -> Fused | None` (several frames, one hand)."""
 
     identity: str
 
@@ -119,9 +133,64 @@ class PipelineFrameReader:
 
         return annotate(frame.image, self._reader.read(frame.image, players=self.players))
 
+    def fuse(self, readings: list[FrameReading]) -> Fused | None:
+        """Read one hand from several frames of the same reveal: the rows of the most common
+        shape (groups × tiles) are aligned tile by tile, their class probabilities averaged in
+        log space, and the legal-hand search runs once on the result, on the geometry of the
+        surest frame. A tile misread in some frames is outvoted by the others even when no
+        single frame was read right."""
+        from vision.reading import read_hand
+        from vision.recognize import Candidate, TileDetection
+
+        rows = [r for r in readings if r.row and r.gate != "still"]
+        if not rows:
+            return None
+        shapes: dict[str, list[FrameReading]] = {}
+        for r in rows:
+            shapes.setdefault(json.dumps(r.row["shape"]), []).append(r)
+        group = max(shapes.values(), key=lambda rs: (len(rs), -rs[0].t))
+        ref = max(group, key=lambda r: (r.row["mean_conf"], -r.t))
+        floor = 1e-4  # the probability of a class outside a frame's top-k
+        tiles = []
+        for k, t in enumerate(ref.row["tiles"]):
+            per_frame = [dict(r.row["tiles"][k]["cand"]) for r in group]
+            union = {label for c in per_frame for label in c}
+            scores = {label: float(sum(np.log(max(c.get(label, floor), floor)) for c in per_frame))
+                      for label in union}
+            labels = sorted(scores, key=lambda lb: (-scores[lb], lb))[:5]
+            logits = np.array([scores[lb] / len(group) for lb in labels])
+            probs = np.exp(logits - logits.max())
+            probs /= probs.sum()
+            cands = tuple(Candidate(lb, float(p)) for lb, p in zip(labels, probs))
+            tiles.append(TileDetection(tuple(t["box"]), tuple(t["frame_box"]), cands[0].label, t["rotation"],
+                                       cands[0].prob, cands, t["det"]))
+        reading = read_hand(tiles, players=self.players, row_angle=ref.row.get("row_angle"),
+                            image_size=tuple(ref.row["image_size"]) if ref.row.get("image_size") else None)
+        hand = reading.hand if not reading.error else None
+        return Fused(hand, reading.sequence or None, float(reading.confidence or 0.0) if hand else 0.0,
+                     len(group), ref.index)
+
 
 def reading_to_frame(reading, frame: Frame) -> FrameReading:
     """A `vision.reading.Reading` → the few facts the audit keeps about a frame."""
     hand = reading.hand if not reading.error else None
     conf = float(reading.confidence or 0.0) if hand else 0.0
-    return FrameReading(frame.index, frame.t, hand, reading.sequence or None, conf, len(reading.tiles), "read")
+    return FrameReading(frame.index, frame.t, hand, reading.sequence or None, conf, len(reading.tiles), "read",
+                        _row(reading))
+
+
+def _row(reading) -> dict | None:
+    """The hand row's tiles (geometry + class candidates) when it shows 13+ faces, for `fuse`."""
+    order = [i for g in reading.groups for i in g.tiles]
+    faces = [i for i in order if reading.tiles[i].label not in (None, "back")]
+    if len(faces) < MIN_HAND_TILES - 1:
+        return None
+    tiles = []
+    for i in order:
+        t = reading.tiles[i]
+        cand = [[c.label, round(float(c.prob), 5)] for c in t.candidates] or [[t.label, 1.0]]
+        tiles.append({"box": [round(v, 1) for v in t.box], "frame_box": [round(v, 1) for v in t.frame_box],
+                      "rotation": t.rotation, "det": round(float(t.det_score), 4), "cand": cand})
+    return {"shape": [[g.kind, len(g.tiles)] for g in reading.groups], "tiles": tiles,
+            "mean_conf": round(float(np.mean([reading.tiles[i].confidence for i in order])), 5),
+            "row_angle": reading.row_angle, "image_size": list(reading.image_size) if reading.image_size else None}

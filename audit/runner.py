@@ -241,6 +241,23 @@ def run_audit(videos: list[str], out_dir: Path, factory: ReaderFactory,
         "sample_fps": options.sample_fps, "chunk_s": options.chunk_s,
         "gate": options.gate.to_json(), "reader": identity,
     }
+    # Several frames of a reveal read as one (readers that can); deterministic, so resumable.
+    fuse_frames = getattr(reader or identity_reader, "fuse", None)
+    fuse_memo: dict[int, dict] = {}
+
+    def fuse_for(v: int):
+        """`fuse`, remembered per video and frame set: events are re-derived after every chunk."""
+        if fuse_frames is None:
+            return None
+        memo = fuse_memo.setdefault(v, {})
+
+        def fuse(part):
+            key = tuple((r.index, r.gate) for r in part)
+            if key not in memo:
+                memo[key] = fuse_frames(part)
+            return memo[key]
+        return fuse
+
     cp, note = Checkpoint.open(out_dir, fingerprint)
     if note:
         print(f"tsumo audit: {note}", file=stream)
@@ -263,8 +280,8 @@ def run_audit(videos: list[str], out_dir: Path, factory: ReaderFactory,
         """Events that no chunk still to come can change."""
         readings, n, error = _prefix(cp.chunks, v, len(plans[v]))
         if error is not None or n == len(plans[v]):
-            return detect_events(readings, options.events)
-        return detect_events(readings, options.events, until_s=plans[v][n - 1].end_s) if n else []
+            return detect_events(readings, options.events, fuse=fuse_for(v))
+        return detect_events(readings, options.events, until_s=plans[v][n - 1].end_s, fuse=fuse_for(v)) if n else []
 
     if pending:
         if options.ray:
@@ -295,7 +312,7 @@ def run_audit(videos: list[str], out_dir: Path, factory: ReaderFactory,
             continue
         info = infos[i]
         readings, _, error = _prefix(cp.chunks, i, len(plans[i]))
-        events = detect_events(readings, options.events)
+        events = detect_events(readings, options.events, fuse=fuse_for(i))
         processed = error["at_s"] if error and error.get("at_s") is not None else (
             info.duration_s if not error else 0.0)
         wins = options.declared.for_video(path, len(videos)) if options.declared else []

@@ -65,3 +65,52 @@ def test_until_s_holds_back_events_that_may_still_grow():
 def test_events_are_a_pure_function_of_readings():
     rs = seq("..AAAA....BBBB..CCC")
     assert detect_events(rs) == detect_events(list(reversed(rs)))
+
+
+class FakeFuse:
+    """Stands in for the reader's fusion: returns a fixed hand, records what it was given."""
+
+    def __init__(self, hand):
+        self.hand = hand
+        self.calls = []
+
+    def __call__(self, part):
+        from audit.reader import Fused
+
+        self.calls.append([r.index for r in part])
+        rows = [r for r in part if r.row]
+        return Fused(self.hand, "fused", 0.8, len(rows), rows[0].index) if rows else None
+
+
+def near(pattern: str, fps: float = 2.0):
+    """'.' nothing, 'r' a hand row with no legal hand, 'A'/'B' legal hands (with rows)."""
+    hands = {"A": A, "B": B}
+    return [FrameReading(i, i / fps, hands.get(ch), ch, 0.9 if ch in hands else 0.0, 14, "read",
+                         {"shape": [["closed", 14]]} if ch != "." else None) for i, ch in enumerate(pattern)]
+
+
+def test_fusion_reads_a_hand_no_single_frame_read():
+    fuse = FakeFuse(C)
+    ev = detect_events(near("..rrrrrr.."), fuse=fuse)
+    assert len(ev) == 1 and ev[0].hand == C and ev[0].fused == 6 and ev[0].agreement == 0.0
+    assert ev[0].start_s == 1.0 and ev[0].end_s == 3.5 and ev[0].best_index == 2
+    assert detect_events(near("..rrrrrr..")) == []            # without fusion: no legal hand, no event
+    assert detect_events(near("..rrrrrr.."), fuse=FakeFuse(None)) == []   # fusion finds none: no event
+
+
+def test_clear_vote_wins_without_fusion():
+    fuse = FakeFuse(C)
+    ev = detect_events(near("rAArAAr"), fuse=fuse)
+    assert [e.hand for e in ev] == [A] and fuse.calls == [] and ev[0].fused == 0
+
+
+def test_split_vote_is_settled_by_fusion():
+    fuse = FakeFuse(B)
+    ev = detect_events(near("AAArBrBr"), fuse=fuse)  # A 3 of 5 legal reads: a clear vote
+    assert [e.hand for e in ev] == [A] and fuse.calls == []
+    fuse2 = FakeFuse(B)
+    ev2 = detect_events(near("ArBrArBrB"), fuse=fuse2)  # A 2, B 3 of 5 legal: B has ≥ half
+    assert [e.hand for e in ev2] == [B] and fuse2.calls == []
+    fuse3 = FakeFuse(C)
+    ev3 = detect_events(near("ArBrCrArBrC"), fuse=fuse3)  # 2 each: no clear vote
+    assert [e.hand for e in ev3] == [C] and len(fuse3.calls) == 1
