@@ -66,21 +66,15 @@ class _Table:
 _TABLES: dict[int, tuple[Rules, _Table]] = {}
 
 
-_TABLES_BY_VALUE: dict[Rules, _Table] = {}
-
-
 def _table(rules: Rules) -> _Table:
-    """The compiled table of a Rules object: keyed by identity (hashing a dataclass is slow), then
-    by value, so an equal rule set made anew (house rules sent with every hand) is compiled once."""
+    """The compiled table of a Rules object (keyed by identity: hashing a dataclass is slow;
+    `resolve_rules` hands out one object per rule spec)."""
     hit = _TABLES.get(id(rules))
     if hit is not None and hit[0] is rules:
         return hit[1]
     if len(_TABLES) > 256:
         _TABLES.clear()
-        _TABLES_BY_VALUE.clear()
-    table = _TABLES_BY_VALUE.get(rules)
-    if table is None:
-        table = _TABLES_BY_VALUE[rules] = _compile(rules)
+    table = _compile(rules)
     _TABLES[id(rules)] = (rules, table)
     return table
 
