@@ -1,22 +1,33 @@
-"""Scoring speed: this engine against the `mahjong` package on one seeded set of winning hands.
+"""Scoring speed: this engine against the `mahjong` package on seeded sets of winning hands.
 
     python benchmarks/scoring.py [--hands 20000] [--seed 1] [--preset tenhou] [--repeat 3]
 
-Both engines see the same hands (tests/scoring/handgen.py). Input preparation is outside the
-timings on both sides: the package gets its 136-tile arrays, melds and HandConfig ready-made,
-and our engine is timed twice, once from the CONTRACTS §1 dict to the §2 dict (`score_json`:
-parsing, validation, scoring, JSON) and once from an already-parsed `Hand` (`score`), which is
-the like-for-like comparison. Before timing, each engine warms up on a different set of hands of
-the same size (both keep small per-pattern caches). Each timing is the best of `--repeat` passes,
-the passes of the two engines interleaved so a busy machine slows both alike.
-Then every hand is compared field by field (han, fu, yaku, points, payments) with the same rules
-and exclusions as tests/scoring/test_differential.py, and the count of identical results printed.
-Not a test: numbers depend on the machine; benchmarks/README.md records measured runs.
+Two figures, each engine timed in the same run on the same hands (tests/scoring/handgen.py):
+
+- scorer only: our `score(Hand, rules)` on already-parsed hands against the package's
+  `HandCalculator.estimate_hand_value` on ready-made 136-tile arrays, melds and `HandConfig`
+  (neither side reads input or writes output: the like-for-like comparison of the two scorers);
+- end to end: our `score_json` (CONTRACTS §1 dict in, §2 dict out: parsing, every check,
+  scoring, the JSON result) against the package *including its own input construction* per hand
+  (the 136-tile arrays with red fives, its `Meld` objects and `HandConfig`, built from the
+  generated hand, then `estimate_hand_value`; the package is not asked to produce a dict).
+
+Each engine first warms up on a hand set of its own (both keep small per-pattern caches). Every
+timed pass then scores a fresh hand set that neither engine has seen, so no pass is helped by a
+cache filled in an earlier pass over the same hands; the two engines' passes are interleaved so
+a busy machine slows both alike, and each figure is the best pass. Wall-clock time is what the
+ratios use; CPU time (`time.process_time`) is printed too because on a shared machine it moves
+less. Afterwards every timed hand is compared field by field (han, fu, yaku, yakuman, points,
+total, payments) with the rules and explicit exclusions of tests/scoring/test_differential.py;
+the script exits 1 if any comparable hand differs. Not a test: the numbers depend on the
+machine; benchmarks/README.md records measured runs.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import platform
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -25,52 +36,50 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def _time(fn, items, repeat: int) -> float:
-    """Best wall time of `repeat` passes of fn over items."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for item in items:
-            fn(item)
-        best = min(best, time.perf_counter() - start)
-    return best
+def _load() -> str:
+    try:
+        return "{:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
+    except OSError:  # pragma: no cover - not on every platform
+        return "?"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--hands", type=int, default=20_000)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--hands", type=int, default=20_000, help="hands per set (default 20000)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the first timed set (default 1)")
     parser.add_argument("--preset", default="tenhou")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3, help="timed passes, each on a fresh set (default 3)")
     args = parser.parse_args(argv)
 
     from importlib.metadata import version
 
     from mahjong.hand_calculating.hand import HandCalculator
 
-    from scoring import PRESETS, Hand, score, score_json
+    from scoring import PRESETS, Hand, HandError, score, score_json
     from tests.scoring.handgen import to_mahjong
-    from tests.scoring.test_differential import Tally, compare_one, generator_for, lib_options
+    from tests.scoring.test_differential import Tally, adapt, compare_one, generator_for, lib_options
 
     rules = PRESETS[args.preset]
     options = lib_options(rules)
+    honba_unit = 200 if rules.players == 3 else 300
+
+    def package_args(h):
+        """The package's own input for one hand: 136 arrays, Meld objects, HandConfig."""
+        tiles, win, melds, dora, config, ura = to_mahjong(h, options)
+        config.tsumi_number = h.honba * rules.honba_points // honba_unit
+        return tiles, win, melds, dora, config, ura
 
     def prepare(seed: int):
         gen = generator_for(args.preset, seed)
-        hands = [gen.hand() for _ in range(args.hands)]
+        hands = [adapt(gen.hand(), rules) for _ in range(args.hands)]
         objs = [h.to_json(args.preset) for h in hands]
-        lib_args = []
-        for h in hands:
-            tiles, win, melds, dora, config, ura = to_mahjong(h, options)
-            config.tsumi_number = h.honba * rules.honba_points // (200 if rules.players == 3 else 300)
-            lib_args.append((tiles, win, melds, dora, config, ura))
         parsed = []
         for obj in objs:
             try:
                 parsed.append(Hand.from_json(obj))
-            except Exception:  # noqa: BLE001 - a generated hand the engine refuses is still timed via score_json
+            except HandError:  # a generated hand the engine refuses is still timed via score_json
                 pass
-        return hands, objs, lib_args, parsed
+        return {"hands": hands, "objs": objs, "parsed": parsed, "lib": [package_args(h) for h in hands]}
 
     def ours_json(obj):
         return score_json(obj)
@@ -78,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     def ours_hand(hand):
         try:
             return score(hand, rules)
-        except Exception:  # noqa: BLE001 - "no yaku" is an answer, like the package's error
+        except HandError:  # "no yaku" is an answer, like the package's error
             return None
 
     def theirs(a):
@@ -86,54 +95,70 @@ def main(argv: list[str] | None = None) -> int:
         return HandCalculator.estimate_hand_value(tiles, win, melds=melds, dora_indicators=dora, config=config,
                                                   ura_dora_indicators=ura)
 
-    def theirs_from_scratch(h):
-        """The package end to end: build its tile arrays, melds and HandConfig, then score."""
-        tiles, win, melds, dora, config, ura = to_mahjong(h, options)
-        config.tsumi_number = h.honba * rules.honba_points // (200 if rules.players == 3 else 300)
+    def theirs_end_to_end(h):
+        tiles, win, melds, dora, config, ura = package_args(h)
         return HandCalculator.estimate_hand_value(tiles, win, melds=melds, dora_indicators=dora, config=config,
                                                   ura_dora_indicators=ura)
 
-    t0 = time.perf_counter()
-    _, warm_objs, warm_lib, warm_parsed = prepare(args.seed + 1_000_003)
-    hands, objs, lib_args, parsed = prepare(args.seed)
-    prep = time.perf_counter() - t0
-    for fn, items in ((ours_json, warm_objs), (ours_hand, warm_parsed), (theirs, warm_lib)):
-        _time(fn, items, 1)
+    # (name, function, which list of a set it runs on); ours and theirs alternate
+    runs = (("score", ours_hand, "parsed"), ("lib", theirs, "lib"),
+            ("json", ours_json, "objs"), ("lib_e2e", theirs_end_to_end, "hands"))
 
-    # interleaved passes (ours, theirs, ours, ...) so a busy machine slows both alike; best of each
-    runs = {"json": (ours_json, objs), "hand": (ours_hand, parsed), "lib": (theirs, lib_args),
-            "lib_full": (theirs_from_scratch, hands)}
-    best = {k: float("inf") for k in runs}
-    for _ in range(args.repeat):
-        for key, (fn, items) in runs.items():
-            best[key] = min(best[key], _time(fn, items, 1))
-    t_json, t_hand, t_lib, t_lib_full = best["json"], best["hand"], best["lib"], best["lib_full"]
+    load_before = _load()
+    t0 = time.perf_counter()
+    warm = prepare(args.seed + 1_000_003)
+    sets = [prepare(args.seed + k) for k in range(args.repeat)]
+    prep = time.perf_counter() - t0
+    for _, fn, part in runs:
+        for item in warm[part]:
+            fn(item)
+
+    wall = {name: float("inf") for name, _, _ in runs}
+    cpu = dict(wall)
+    count = {name: 0 for name, _, _ in runs}
+    for s in sets:
+        for name, fn, part in runs:
+            items = s[part]
+            w0, c0 = time.perf_counter(), time.process_time()
+            for item in items:
+                fn(item)
+            w, c = time.perf_counter() - w0, time.process_time() - c0
+            if w / len(items) < wall[name] / max(count[name], 1):
+                wall[name], count[name] = w, len(items)
+            cpu[name] = min(cpu[name], c / len(items))
+    rate = {name: count[name] / wall[name] for name in wall}
+    cpu_rate = {name: 1 / cpu[name] for name in cpu}
 
     tally = Tally()
-    for h in hands:
-        compare_one(h, args.preset, tally)
+    for s in sets:
+        for h in s["hands"]:
+            compare_one(h, args.preset, tally)
+    load_after = _load()
 
-    n = len(objs)
     try:
-        import subprocess
         commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                                 text=True, timeout=10).stdout.strip() or "?"
     except OSError:
         commit = "?"
-    rate = lambda t, k=n: k / t  # noqa: E731
-    print(f"{n:,} generated winning hands, preset {args.preset}, seed {args.seed} "
-          f"(prepared in {prep:.1f} s); Python {platform.python_version()}, {platform.machine()}, "
-          f"mahjong {version('mahjong')}, repo at {commit}")
-    print("  scoring a prepared hand:")
-    print(f"    this engine, score(Hand, rules)                  : {rate(t_hand, len(parsed)):>8,.0f} hands/s")
-    print(f"    mahjong, estimate_hand_value(prepared arrays)    : {rate(t_lib):>8,.0f} hands/s")
-    print(f"    ratio: {rate(t_hand, len(parsed)) / rate(t_lib):.2f}x")
+    n = args.hands * args.repeat
+    print(f"{args.repeat} fresh sets of {args.hands:,} generated winning hands, preset {args.preset}, seeds "
+          f"{args.seed}..{args.seed + args.repeat - 1} (warm-up on another set; prepared in {prep:.0f} s)")
+    print(f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, mahjong "
+          f"{version('mahjong')}, repo at {commit}; load average {load_before} before, {load_after} after")
+    print("  hands/s, best pass (wall clock; CPU time in brackets)")
+    print("  scorer only (parsed input, no output):")
+    print(f"    this engine, score(Hand, rules)                    : {rate['score']:>8,.0f}  "
+          f"({cpu_rate['score']:,.0f})")
+    print(f"    mahjong, estimate_hand_value(prepared arrays)      : {rate['lib']:>8,.0f}  ({cpu_rate['lib']:,.0f})")
+    print(f"    ratio: {rate['score'] / rate['lib']:.2f}x  (CPU time: {cpu_rate['score'] / cpu_rate['lib']:.2f}x)")
     print("  end to end (input built per hand):")
-    print(f"    this engine, score_json(§1 dict) -> §2 dict      : {rate(t_json):>8,.0f} hands/s")
-    print(f"    mahjong, arrays + HandConfig + estimate_hand_value: {rate(t_lib_full):>8,.0f} hands/s")
-    print(f"    ratio: {rate(t_json) / rate(t_lib_full):.2f}x")
+    print(f"    this engine, score_json(§1 dict) -> §2 dict        : {rate['json']:>8,.0f}  "
+          f"({cpu_rate['json']:,.0f})")
+    print(f"    mahjong, its arrays + Meld + HandConfig + estimate : {rate['lib_e2e']:>8,.0f}  "
+          f"({cpu_rate['lib_e2e']:,.0f})")
+    print(f"    ratio: {rate['json'] / rate['lib_e2e']:.2f}x  (CPU time: {cpu_rate['json'] / cpu_rate['lib_e2e']:.2f}x)")
     same = tally.compared - len(tally.mismatches)
-    print(f"  identical results: {same:,} of {tally.compared:,} comparable hands "
+    print(f"  identical results: {same:,} of {tally.compared:,} comparable hands of {n:,} "
           f"({tally.scored:,} scored, {tally.both_no_yaku:,} refused for no yaku by both); "
           f"excluded {sum(tally.excluded.values()):,}: {dict(tally.excluded) or 'none'}")
     for line in tally.mismatches[:5]:
