@@ -263,9 +263,11 @@ def _card(out_dir: Path, v: dict, n: int, e: dict) -> str:
         parts.append(f'<p class="mismatch">{_e(e.get("mismatch"))}</p>')
     parts.append(hand_html(e["hand"]))
     bf = e.get("best_frame") or {}
+    how = (f'read from {e["fused"]} frames together' if e.get("fused")
+           else f'{e.get("agreement", 0) * 100:.0f}% of them read it alone')
     parts.append(f'<p class="small">read {_e(e.get("sequence"))} · confidence {e["confidence"]:.2f} · '
-                 f'{_e(e.get("frames"))} frames, {e.get("agreement", 0) * 100:.0f}% agree · best frame at '
-                 f'{_clock(bf.get("t"))}</p>')
+                 f'{_e(e.get("frames"))} frames show the hand, {how} · best frame at {_clock(bf.get("t"))}'
+                 f' (annotated with that frame\'s own reading)</p>')
     if r.get("error"):
         parts.append(f'<p class="err">Cannot score: {_e(r["error"])}</p>')
     else:

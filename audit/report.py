@@ -40,6 +40,7 @@ class EventOutcome:
             "sequence": ev.sequence,
             "agreement": round(ev.agreement, 4),
             "frames": ev.frames,
+            "fused": ev.fused,
             "best_frame": {"t": round(ev.best_t, 3), "index": ev.best_index, "image": self.frame},
         }
 
