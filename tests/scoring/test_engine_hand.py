@@ -188,3 +188,35 @@ def test_python_api_builds_hands_directly():
     with pytest.raises(HandError) as e:
         Meld("pon", tuple(parse_tiles("123m")))
     assert e.value.field == "meld.tiles"
+
+
+def test_from_json_builds_the_same_hand_as_the_constructor():
+    # from_json fills the Hand in directly (shared melds, counts made while parsing); the
+    # dataclass constructor validates from scratch: every field, derived ones included, must agree
+    import dataclasses
+
+    from tests.scoring.handgen import HandGenerator
+
+    gen = HandGenerator(seed=77, players=4, red_suits="mps")
+    derived = ("conc_counts", "red_counts", "conc_mask", "hand_counts", "hand_mask", "hand_reds", "flag_bits",
+               "meld_shape")
+    for _ in range(400):
+        obj = gen.hand().to_json()
+        fast = Hand.from_json(obj)
+        slow = Hand(**{f.name: getattr(fast, f.name) for f in dataclasses.fields(Hand) if f.init})
+        assert fast == slow
+        assert all(getattr(fast, name) == getattr(slow, name) for name in derived), obj
+        for m in fast.melds:
+            assert Meld(m.kind, m.tiles, m.called, m.from_).set_shape == m.set_shape
+
+
+def test_a_shared_meld_is_not_served_for_a_meld_with_more_keys():
+    # valid melds are shared between hands; one with an extra key (even a null one) is read afresh
+    obj = {"concealed": "123m456p789s11z", "win_tile": "1z", "melds": [{"kind": "pon", "tiles": "777z", "from": "left"}]}
+    assert score_json(obj)["error"] is None
+    obj["melds"] = [{"kind": "pon", "tiles": "777z", "from": "left", "colour": None}]
+    assert err(obj) == ("melds[0]: unknown meld key 'colour' (a meld has kind, tiles, called, from)", "melds[0]")
+    obj["melds"] = [{"kind": "pon", "tiles": "777z", "from": "left", "called": None}]
+    assert score_json(obj)["error"] is None
+    obj["melds"] = [{"kind": "pon", "tiles": ["7z", "7z", "7z"], "from": "left"}]
+    assert score_json(obj)["error"] is None

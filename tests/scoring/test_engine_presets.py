@@ -316,3 +316,17 @@ def test_mahjong_soul_and_m_league():
     assert ok(dora(BIG, "8m"), "m-league")["limit"] == "sanbaiman"
     for rules in ("mahjong-soul", "m-league"):
         assert PRESETS[rules].kiriage and PRESETS[rules].red_fives == (1, 1, 1)
+
+
+def test_a_rule_spec_resolves_to_one_rule_set_and_types_stay_apart():
+    # house rules arrive with every hand: the same spec is one Rules object (its yaku table is
+    # compiled once), and a cached spec never answers for a different one (true is not 1)
+    spec = {"preset": "tenhou", "kiriage": True, "red_fives": [0, 1, 1]}
+    first = resolve_rules(spec)
+    assert resolve_rules({"preset": "tenhou", "kiriage": True, "red_fives": [0, 1, 1]}) is first
+    assert first.kiriage and first.red_fives == (0, 1, 1) and first.name == "tenhou+custom"
+    assert resolve_rules({"preset": "tenhou", "kiriage": False, "red_fives": [0, 1, 1]}) is not first
+    assert bad(FOUR_30_RON, {"preset": "tenhou", "kiriage": 1})[0] == "rules.kiriage"
+    assert ok(FOUR_30_RON, {"preset": "tenhou", "kiriage": True})["limit"] == "mangan"
+    assert bad(FOUR_30_RON, {"preset": "tenhou", "kiriage": 1})[0] == "rules.kiriage"
+    assert resolve_rules(" Tenhou ") is PRESETS["tenhou"] and resolve_rules("tenhou") is PRESETS["tenhou"]

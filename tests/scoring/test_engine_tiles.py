@@ -52,3 +52,27 @@ def test_winds():
     assert [parse_wind(w, "seat_wind") for w in ("E", "south", "3z", "N")] == [0, 1, 2, 3]
     with pytest.raises(HandError):
         parse_wind("X", "seat_wind")
+
+
+def test_counted_reading_equals_parsing_then_counting():
+    # Hand.from_json counts the concealed tiles run by run while parsing; it must be exactly the
+    # tile-by-tile count of the parsed tiles, for any text (repeated suits, red fives, junk)
+    import random
+
+    from scoring.tiles import count_tiles, read_counted, tiles_tuple
+
+    rnd = random.Random(3)
+    texts = ["123m456p789s11z234m", "0m55m0p5p0s", "5m5m5m", "1112345678999m", "1 2 3m", "12x", "8z", "", "m",
+             "1234567z1234567z"]
+    texts += ["".join(rnd.choice("0123456789mpsz") for _ in range(rnd.randint(0, 22))) for _ in range(3000)]
+    for text in texts:
+        try:
+            tiles = tiles_tuple(text, "concealed")
+            expected = (tiles, count_tiles(tiles))
+        except HandError as exc:
+            expected = str(exc)
+        try:
+            got = read_counted(text, "concealed")
+        except HandError as exc:
+            got = str(exc)
+        assert got == expected, text
