@@ -412,8 +412,8 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
         total = cost + arr.geometry
         if best is None or total < best[0]:
             best = (total, arr, labels, ev)
-    if best is None:  # no legal reading: report the plain one
-        arr = arrangements[0]
+    if best is None:  # no legal reading: report the plain one, leaving out as few tiles as possible
+        arr = min(arrangements, key=lambda a: (-len(a.used), a.penalty))
         labels = {i: tiles[i].label for i in arr.used}
         ev = _evaluate(arr, labels, players)
         ev.ok = False

@@ -356,6 +356,41 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     return fb, scores
 
 
+def tidy_boxes(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Undo two detector slips that non-maximum suppression lets through.
+
+    - a box inside another (over 90 % of it covered): the same tile twice; the surer box stays;
+    - two boxes side by side at the same height that overlap by 30–90 % of their width: one
+      long tile (a sideways one) boxed in two halves; their union is the tile.
+    A kakan's stacked tile overlaps its base only along an edge, at another height: untouched.
+    """
+    boxes, scores = boxes.astype(float).copy(), scores.astype(float).copy()
+    alive = np.ones(len(boxes), bool)
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(boxes)):
+            for j in range(len(boxes)):
+                if i == j or not (alive[i] and alive[j]):
+                    continue
+                a, b = boxes[i], boxes[j]
+                iw = min(a[2], b[2]) - max(a[0], b[0])
+                ih = min(a[3], b[3]) - max(a[1], b[1])
+                if iw <= 0 or ih <= 0:
+                    continue
+                wa, ha, wb, hb = a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1]
+                if iw * ih > 0.9 * min(wa * ha, wb * hb):
+                    keep, drop = (i, j) if scores[i] >= scores[j] else (j, i)
+                    alive[drop] = False
+                    changed = True
+                elif ih > 0.8 * min(ha, hb) and 0.3 * min(wa, wb) < iw < 0.9 * min(wa, wb) and j > i:
+                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                    scores[i] = max(scores[i], scores[j])
+                    alive[j] = False
+                    changed = True
+    return boxes[alive], scores[alive]
+
+
 def _classify(classifier: Classifier, image: np.ndarray, frame: Frame, frame_boxes: np.ndarray,
               sideways: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cut each box out upright in `frame` and classify: (probs N×38, flip N×2)."""
@@ -393,6 +428,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     timings["detect_ms"] = (time.perf_counter() - t0) * 1000
     photo_boxes = np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], float).reshape(-1, 4)
     scores = np.array([b.score for b in boxes], float)
+    photo_boxes, scores = tidy_boxes(photo_boxes, scores)
     centre = (w / 2.0, h / 2.0)
     if len(photo_boxes) == 0:
         return Recognition([], Frame(0.0, centre), (), (w, h), timings)
