@@ -138,17 +138,30 @@ class PipelineFrameReader:
         shape (groups × tiles) are aligned tile by tile, their class probabilities averaged in
         log space, and the legal-hand search runs once on the result, on the geometry of the
         surest frame. A tile misread in some frames is outvoted by the others even when no
-        single frame was read right."""
-        from vision.reading import read_hand
-        from vision.recognize import Candidate, TileDetection
-
+        single frame was read right. Shapes are tried from the most common; the first that makes
+        a legal hand wins."""
         rows = [r for r in readings if r.row and r.gate != "still"]
-        if not rows:
-            return None
         shapes: dict[str, list[FrameReading]] = {}
         for r in rows:
             shapes.setdefault(json.dumps(r.row["shape"]), []).append(r)
-        group = max(shapes.values(), key=lambda rs: (len(rs), -rs[0].t))
+        # The most common shape first; a shape seen once is a glimpse, not a reading.
+        ranked = sorted(shapes.values(), key=lambda rs: (-len(rs), rs[0].t))
+        fallback = None
+        for group in ranked:
+            if len(group) < 2 and group is not ranked[0]:
+                break
+            fused = self._fuse_group(group)
+            if fused.hand is not None:
+                return fused
+            fallback = fallback or fused
+        return fallback
+
+    def _fuse_group(self, group: list[FrameReading]) -> Fused:
+        """Fuse rows of one shape: per tile, the classes' log-probabilities averaged over the
+        frames; then one legal-hand search on the surest frame's geometry."""
+        from vision.reading import read_hand
+        from vision.recognize import Candidate, TileDetection
+
         ref = max(group, key=lambda r: (r.row["mean_conf"], -r.t))
         floor = 1e-4  # the probability of a class outside a frame's top-k
         tiles = []
