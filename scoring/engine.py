@@ -25,7 +25,8 @@ from .yaku import (CHIITOI, DORA_NAMES, KANCHAN, KOKUSHI, PENCHAN, RENHOU_MANGAN
 
 
 # ---------------------------------------------------------------------------- compiled rule tables
-# An entry is (order, yaku, han closed, han open, yakuman weight); a yakuman is worth 13 han per weight.
+# An entry is (order, yaku, han closed, han open, yakuman weight, its YakuHit closed and open, the yaku's
+# check); a yakuman is worth 13 han per weight.
 class _Stage:
     """The yaku checked at one stage (once per hand form, or per reading): a compiled gate
     function and, per set of open gates, the entries worth checking (cached)."""
@@ -90,11 +91,12 @@ def _compile(rules: Rules) -> _Table:
             weight = y.yakuman if rules.double_yakuman else 1
             han_c, han_o = 13 * weight, 13 * weight if y.han_open else 0
             entry = (order, y, han_c, han_o, weight,
-                     YakuHit(y.key, y.name, y.name_ja, han_c, weight), YakuHit(y.key, y.name, y.name_ja, han_o, weight))
+                     YakuHit(y.key, y.name, y.name_ja, han_c, weight), YakuHit(y.key, y.name, y.name_ja, han_o, weight),
+                     y.check)
         else:
             han_open = y.han_open if (y.open_needs is None or getattr(rules, y.open_needs)) else 0
             entry = (order, y, y.han, han_open, 0,
-                     YakuHit(y.key, y.name, y.name_ja, y.han), YakuHit(y.key, y.name, y.name_ja, han_open))
+                     YakuHit(y.key, y.name, y.name_ja, y.han), YakuHit(y.key, y.name, y.name_ja, han_open), y.check)
         (reading if y.per_reading else hand).setdefault(y.gate, []).append(entry)
     return _Table(_Stage(hand), _Stage(reading), rules)
 
@@ -240,7 +242,7 @@ def score(hand: Hand, rules: Rules) -> Result:
             if entries is None:
                 entries = hand_stage.entries(c)
             for e in entries:  # check the yaku whose gates are open; keep the ones worth han here
-                if e[1].check(c):
+                if e[7](c):
                     h = e[2] if closed else e[3]
                     if h:
                         fixed_hits.append(e)
@@ -255,7 +257,7 @@ def score(hand: Hand, rules: Rules) -> Result:
             entries = reading_stage.entries(c)
         pinfu = False
         for e in entries:  # the same for the per-reading yaku: the innermost loop
-            if e[1].check(c):
+            if e[7](c):
                 h = e[2] if closed else e[3]
                 if h:
                     hits = hits + [e]  # a new list: the form's fixed hits are shared between readings
