@@ -134,54 +134,59 @@ class PipelineFrameReader:
         return annotate(frame.image, self._reader.read(frame.image, players=self.players))
 
     def fuse(self, readings: list[FrameReading]) -> Fused | None:
-        """Read one hand from several frames of the same reveal: the rows of the most common
-        shape (groups × tiles) are aligned tile by tile, their class probabilities averaged in
-        log space, and the legal-hand search runs once on the result, on the geometry of the
-        surest frame. A tile misread in some frames is outvoted by the others even when no
-        single frame was read right. Shapes are tried from the most common; the first that makes
-        a legal hand wins."""
-        rows = [r for r in readings if r.row and r.gate != "still"]
-        shapes: dict[str, list[FrameReading]] = {}
-        for r in rows:
-            shapes.setdefault(json.dumps(r.row["shape"]), []).append(r)
-        # The most common shape first; a shape seen once is a glimpse, not a reading.
-        ranked = sorted(shapes.values(), key=lambda rs: (-len(rs), rs[0].t))
-        fallback = None
-        for group in ranked:
-            if len(group) < 2 and group is not ranked[0]:
-                break
-            fused = self._fuse_group(group)
-            if fused.hand is not None:
-                return fused
-            fallback = fallback or fused
-        return fallback
+        return fuse_rows(readings, self.players)
 
-    def _fuse_group(self, group: list[FrameReading]) -> Fused:
-        """Fuse rows of one shape: per tile, the classes' log-probabilities averaged over the
-        frames; then one legal-hand search on the surest frame's geometry."""
-        from vision.reading import read_hand
-        from vision.recognize import Candidate, TileDetection
 
-        ref = max(group, key=lambda r: (r.row["mean_conf"], -r.t))
-        floor = 1e-4  # the probability of a class outside a frame's top-k
-        tiles = []
-        for k, t in enumerate(ref.row["tiles"]):
-            per_frame = [dict(r.row["tiles"][k]["cand"]) for r in group]
-            union = {label for c in per_frame for label in c}
-            scores = {label: float(sum(np.log(max(c.get(label, floor), floor)) for c in per_frame))
-                      for label in union}
-            labels = sorted(scores, key=lambda lb: (-scores[lb], lb))[:5]
-            logits = np.array([scores[lb] / len(group) for lb in labels])
-            probs = np.exp(logits - logits.max())
-            probs /= probs.sum()
-            cands = tuple(Candidate(lb, float(p)) for lb, p in zip(labels, probs))
-            tiles.append(TileDetection(tuple(t["box"]), tuple(t["frame_box"]), cands[0].label, t["rotation"],
-                                       cands[0].prob, cands, t["det"]))
-        reading = read_hand(tiles, players=self.players, row_angle=ref.row.get("row_angle"),
-                            image_size=tuple(ref.row["image_size"]) if ref.row.get("image_size") else None)
-        hand = reading.hand if not reading.error else None
-        return Fused(hand, reading.sequence or None, float(reading.confidence or 0.0) if hand else 0.0,
-                     len(group), ref.index)
+def fuse_rows(readings: list[FrameReading], players: int = 4) -> Fused | None:
+    """Read one hand from several frames of the same reveal: the rows of the most common
+    shape (groups × tiles) are aligned tile by tile, their class probabilities averaged in
+    log space, and the legal-hand search runs once on the result, on the geometry of the
+    surest frame. A tile misread in some frames is outvoted by the others even when no
+    single frame was read right. Shapes are tried from the most common; the first that makes
+    a legal hand wins."""
+    rows = [r for r in readings if r.row and r.gate != "still"]
+    shapes: dict[str, list[FrameReading]] = {}
+    for r in rows:
+        shapes.setdefault(json.dumps(r.row["shape"]), []).append(r)
+    # The most common shape first; a shape seen once is a glimpse, not a reading.
+    ranked = sorted(shapes.values(), key=lambda rs: (-len(rs), rs[0].t))
+    fallback = None
+    for group in ranked:
+        if len(group) < 2 and group is not ranked[0]:
+            break
+        fused = _fuse_group(group, players)
+        if fused.hand is not None:
+            return fused
+        fallback = fallback or fused
+    return fallback
+
+
+def _fuse_group(group: list[FrameReading], players: int) -> Fused:
+    """Fuse rows of one shape: per tile, the classes' log-probabilities averaged over the
+    frames; then one legal-hand search on the surest frame's geometry."""
+    from vision.reading import read_hand
+    from vision.recognize import Candidate, TileDetection
+
+    ref = max(group, key=lambda r: (r.row["mean_conf"], -r.t))
+    floor = 1e-4  # the probability of a class outside a frame's top-k
+    tiles = []
+    for k, t in enumerate(ref.row["tiles"]):
+        per_frame = [dict(r.row["tiles"][k]["cand"]) for r in group]
+        union = {label for c in per_frame for label in c}
+        scores = {label: float(sum(np.log(max(c.get(label, floor), floor)) for c in per_frame))
+                  for label in union}
+        labels = sorted(scores, key=lambda lb: (-scores[lb], lb))[:5]
+        logits = np.array([scores[lb] / len(group) for lb in labels])
+        probs = np.exp(logits - logits.max())
+        probs /= probs.sum()
+        cands = tuple(Candidate(lb, float(p)) for lb, p in zip(labels, probs))
+        tiles.append(TileDetection(tuple(t["box"]), tuple(t["frame_box"]), cands[0].label, t["rotation"],
+                                   cands[0].prob, cands, t["det"]))
+    reading = read_hand(tiles, players=players, row_angle=ref.row.get("row_angle"),
+                        image_size=tuple(ref.row["image_size"]) if ref.row.get("image_size") else None)
+    hand = reading.hand if not reading.error else None
+    return Fused(hand, reading.sequence or None, float(reading.confidence or 0.0) if hand else 0.0,
+                 len(group), ref.index)
 
 
 def reading_to_frame(reading, frame: Frame) -> FrameReading:
