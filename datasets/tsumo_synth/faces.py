@@ -181,6 +181,20 @@ class ArtFaces:
         return color, alpha
 
 
+def _broad_nib(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Brush/broad-pen look: thin the strokes, then drag a slanted nib along them, so strokes get
+    thick one way and thin the other (tile numerals are usually brush-written)."""
+    thin = cv2.erode(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    length = max(3, int(min(mask.shape) * rng.uniform(0.03, 0.07)))
+    ker = np.zeros((length, length), np.uint8)
+    cv2.line(ker, (0, length - 1), (length - 1, 0), 1, 2)
+    ang = float(rng.uniform(-25, 25))
+    rot = cv2.getRotationMatrix2D(((length - 1) / 2, (length - 1) / 2), ang, 1.0)
+    ker = (cv2.warpAffine(ker.astype(np.float32), rot, (length, length)) > 0.3).astype(np.uint8)
+    out = cv2.dilate(thin, ker)
+    return cv2.GaussianBlur(out, (3, 3), 0)
+
+
 def _elastic(color: np.ndarray, alpha: np.ndarray, rng: np.random.Generator, amp: float):
     """Warp a glyph by a smooth random field (a 4×4 grid of offsets, cubic-interpolated)."""
     h, w = alpha.shape
@@ -314,7 +328,10 @@ class FaceRenderer:
         bbox = img.getbbox()
         if bbox is None:
             return np.zeros((8, 8), np.float32)
-        return np.asarray(img.crop(bbox), np.float32) / 255.0
+        mask = np.asarray(img.crop(bbox), np.float32) / 255.0
+        if text in "一二三四五六七八九伍中南西北" and rng.random() < 0.45:  # dense characters would clog
+            mask = _broad_nib(mask, rng)
+        return mask
 
     def _solid(self, mask: np.ndarray, color: RGB, rng) -> np.ndarray:
         return np.broadcast_to(np.array(_jitter_color(color, rng, 5), np.float32), mask.shape + (3,)).copy()
@@ -335,7 +352,7 @@ class FaceRenderer:
             bot = (x0, y0 + bh * split, x1, y1)
             m1 = self._text_mask(numeral, font, rng, stroke=stroke)
             m2 = self._text_mask(manchar, self.fonts[rng.integers(len(self.fonts))] if rng.random() < 0.3 else font,
-                                 rng, stroke=stroke)
+                                 rng, stroke=min(stroke, 2))
             # short numerals (一 二 三) keep their flat shape instead of being stretched to the box
             self._place(canvas, self._solid(m1, pal.black, rng), m1, top, rng, keep_aspect=True)
             self._place(canvas, self._solid(m2, pal.r, rng), m2, bot, rng, stretch=0.12)
