@@ -152,11 +152,10 @@ def test_kill_9_after_first_event_then_resume_gives_the_same_report(short_video,
 
 @pytest.mark.slow
 def test_broken_videos_keep_what_was_read_before_the_fault(short_video, short_run, tmp_path):
-    truth = short_video.load_truth()
     data = short_video.video.read_bytes()
     n = len(data)
     corrupt = tmp_path / "corrupt.mp4"  # the middle of the stream overwritten
-    cut_at = int(n * 0.62)
+    cut_at = int(n * 0.7)
     corrupt.write_bytes(data[:cut_at] + bytes(n // 8) + data[cut_at + n // 8:])
     truncated = tmp_path / "truncated.mp4"  # the end missing (and with it the mp4 index)
     truncated.write_bytes(data[: n // 2])
@@ -168,10 +167,14 @@ def test_broken_videos_keep_what_was_read_before_the_fault(short_video, short_ru
     report = json.loads((out / "report.json").read_text())
     vc, vt, vn = report["videos"]
     assert "truncated or corrupt" in vc["error"] and vc["processed_s"] < SHORT.duration_s
-    # the first win lies before the fault: found and read
-    first = truth["events"][0]
-    assert first["end_s"] < vc["processed_s"]
-    assert [canonical(e["hand"]) for e in vc["events"]][:1] == [canonical(first["hand"])]
+    # what was read before the fault is kept: the same events as the intact video's up to there
+    intact = json.loads((short_run[0] / "report.json").read_text())["videos"][0]["events"]
+    before = [e for e in intact if e["end_s"] < vc["processed_s"] - 3.0]
+    assert before, "no event before the fault: nothing to keep (choose a later cut)"
+    def seen(e):  # what the footage decides (the context differs: this run has no --declared)
+        return e["start_s"], e["end_s"], canonical(e["hand"]), e["confidence"]
+
+    assert [seen(e) for e in vc["events"][:len(before)]] == [seen(e) for e in before]
     assert "cannot open as a video" in vt["error"] and vt["events"] == []
     assert "cannot open as a video" in vn["error"]
     assert f"tsumo: error: {vc['error']}" in proc.stderr
