@@ -37,14 +37,14 @@ class GateParams:
 
 
 def looks_like_a_hand(r: FrameReading) -> bool:
-    """A hand was read, or nearly: 13+ face-up tiles in the hand row, or a detector that found
-    almost enough tiles (a tile missed in one frame may be found in the next)."""
+    """A hand was read, or nearly: 10+ face-up tiles in the hand row (a tile or more missed or
+    misplaced in this frame may be found in the next), or a detector that found almost enough."""
     if r.hand is not None:
         return True
     if r.gate == "few-tiles":
         return r.tiles >= MIN_HAND_TILES - 4
     faces = [tok for tok in (r.sequence or "").split() if tok != "|" and not tok.startswith("x")]
-    return len(faces) >= 13
+    return len(faces) >= MIN_HAND_TILES - 4
 
 
 class StillFrameGate:

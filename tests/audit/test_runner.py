@@ -215,5 +215,7 @@ def test_hand_like_readings_are_not_reused():
     assert looks_like_a_hand(FrameReading(0, 0, {"concealed": "x"}))
     assert looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 2p 3p | 4p", tiles=14))
     assert not looks_like_a_hand(FrameReading(0, 0, None, "x x x x x x x x x x x x x | x", tiles=14))
+    assert looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p | x", tiles=14))
+    assert not looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m 6m 7m 8m 9m x | x", tiles=14))
     assert looks_like_a_hand(FrameReading(0, 0, None, None, tiles=12, gate="few-tiles"))
     assert not looks_like_a_hand(FrameReading(0, 0, None, None, tiles=3, gate="few-tiles"))
