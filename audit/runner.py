@@ -14,7 +14,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import Callable, Iterator, TextIO
 
 import cv2
 
@@ -24,7 +24,7 @@ from audit.events import Event, EventParams, detect_events
 from audit.progress import Progress
 from audit.reader import FrameReader
 from audit.report import EventOutcome, Report, VideoOutcome
-from audit.scan import Chunk, ChunkResult, GateParams, scan_chunk
+from audit.scan import SCAN_VERSION, Chunk, ChunkResult, GateParams, scan_chunk
 from audit.video import VideoError, VideoInfo, probe_video, read_frames, sample_indices
 
 ReaderFactory = Callable[[], FrameReader]  # picklable; called once per worker process / actor
@@ -239,7 +239,7 @@ def run_audit(videos: list[str], out_dir: Path, factory: ReaderFactory,
     fingerprint = {
         "videos": [_video_fingerprint(p) for p in videos],
         "sample_fps": options.sample_fps, "chunk_s": options.chunk_s,
-        "gate": options.gate.to_json(), "reader": identity,
+        "gate": options.gate.to_json(), "scan": SCAN_VERSION, "reader": identity,
     }
     # Several frames of a reveal read as one (readers that can); deterministic, so resumable.
     fuse_frames = getattr(reader or identity_reader, "fuse", None)

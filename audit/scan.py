@@ -19,6 +19,10 @@ from audit.reader import MIN_HAND_TILES, FrameReader, FrameReading
 from audit.video import Frame, VideoError, VideoInfo, read_frames
 
 
+# Bumped when the way frames are read or gated changes: a checkpoint of another version is not resumed.
+SCAN_VERSION = 2
+
+
 @dataclass(frozen=True)
 class GateParams:
     thumb_width: int = 160        # still-frame comparison happens on a thumbnail this wide

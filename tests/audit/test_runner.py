@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from audit.checkpoint import Checkpoint
 from audit.declared import load_declared
 from audit.runner import AuditOptions, run_audit
 from tests.audit.fakes import HANDS, BarcodeReader, BarcodeReaderFactory, fake_score, write_video
