@@ -238,7 +238,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         """Every arrangement of this stretch of the row into results."""
         kinds = [_kind_of(tiles[i]) for i in row_idx]
         # gaps over the typical spacing of touching tiles (boxes may be loose, tight or overlap)
-        gaps = [fb[row_idx[k + 1]][0] - fb[row_idx[k]][2] - baseline for k in range(len(row_idx) - 1)]
+        gaps = [full_gaps[full_pos[row_idx[k]]] for k in range(len(row_idx) - 1)]  # (stretches are contiguous)
         big = [g > GAP * unit for g in gaps]
         n = len(row_idx)
 
@@ -334,9 +334,18 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
 
     full = row_idx
     n_full = len(full)
+    full_pos = {i: k for k, i in enumerate(full)}
     raw = [fb[full[k + 1]][0] - fb[full[k]][2] for k in range(n_full - 1)]
-    baseline = float(np.median(raw)) if len(raw) >= 3 else min(raw + [0.0])
-    full_gaps = [g - baseline for g in raw]
+    # over the spacing of touching tiles nearby: perspective makes spacing drift along the row,
+    # and a low percentile, since melds add wide gaps to a short row
+    if len(raw) >= 4:
+        full_gaps = []
+        for k, g in enumerate(raw):
+            near = [raw[j] for j in range(max(0, k - 3), min(len(raw), k + 4)) if j != k]
+            full_gaps.append(g - float(np.percentile(near, 30)))
+    else:
+        baseline = min(raw + [0.0])
+        full_gaps = [g - baseline for g in raw]
     for a in range(0, MAX_TRIM + 1):  # distractors in line with the hand (a wall's end, a stray tile)
         for b in range(0, MAX_TRIM + 1):
             if n_full - a - b < (5 if a + b else 1):
