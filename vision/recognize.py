@@ -357,12 +357,12 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
 
 
 def tidy_boxes(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Undo two detector slips that non-maximum suppression lets through.
+    """Drop a box lying inside another (over 90 % of it covered: the same tile twice, which
+    non-maximum suppression lets through when the sizes differ); the surer box stays.
 
-    - a box inside another (over 90 % of it covered): the same tile twice; the surer box stays;
-    - two boxes side by side at the same height that overlap by 30–90 % of their width: one
-      long tile (a sideways one) boxed in two halves; their union is the tile.
-    A kakan's stacked tile overlaps its base only along an edge, at another height: untouched.
+    (Joining two half-boxes of one sideways tile was tried and dropped: boxes of standing tiles
+    seen from above overlap just as much.) A kakan's stacked tile overlaps its base only along
+    an edge: untouched.
     """
     boxes, scores = boxes.astype(float).copy(), scores.astype(float).copy()
     alive = np.ones(len(boxes), bool)
@@ -383,11 +383,7 @@ def tidy_boxes(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.nd
                     keep, drop = (i, j) if scores[i] >= scores[j] else (j, i)
                     alive[drop] = False
                     changed = True
-                elif ih > 0.8 * min(ha, hb) and 0.3 * min(wa, wb) < iw < 0.9 * min(wa, wb) and j > i:
-                    boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
-                    scores[i] = max(scores[i], scores[j])
-                    alive[j] = False
-                    changed = True
+
     return boxes[alive], scores[alive]
 
 
