@@ -104,7 +104,7 @@ def read_rendered(seed: int, jitter: float = 0.0, **options):
 
 
 SMALL = (960, 720)  # rendered photo size for these tests (rendering dominates their time)
-MEASURED_FLOOR = 0.70  # exact share the 500-photo set must keep (target 0.98, see test_rendered_set_500)
+MEASURED_FLOOR = 0.75  # exact share the 500-photo set must keep (target 0.98, see test_rendered_set_500)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -170,8 +170,9 @@ def test_rendered_set_500():
     detector's (3 % of their size)."""
     share, misses, skipped = exact_share(range(900_000, 901_000), 500, size=SMALL)
     print(f"exact {share:.3f}, skipped {skipped}")
-    # The issue's target is 98 %; measured 72.8 % (500 photos) / 85 % (40-photo sample) so far
-    # (docs/vision.md). This floor guards against regressions; raise it as the reading improves.
+    # The issue's target is 98 %; measured 85.8 % on the first 120 of these photos (72.8 % on all
+    # 500 with earlier code; docs/vision.md). This floor guards against regressions; raise it as
+    # the reading improves.
     assert share >= MEASURED_FLOOR, (share, misses[:10])
 
 
