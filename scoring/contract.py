@@ -6,7 +6,7 @@ from typing import Any
 from .engine import score
 from .errors import HandError
 from .hand import Hand
-from .rules import resolve_rules
+from .rules import PRESETS, resolve_rules
 
 _EMPTY = {"han": 0, "fu": 0, "yakuman": 0, "limit": None, "points": 0, "payments": {}, "total": 0, "yaku": []}
 
@@ -14,9 +14,13 @@ _EMPTY = {"han": 0, "fu": 0, "yakuman": 0, "limit": None, "points": 0, "payments
 def score_json(obj: Any) -> dict:
     """Score a §1 hand object. Bad input gives `{"error": "...", "error_field": ...}` (with `id`
     echoed), never an exception; an unexpected engine failure is reported the same way."""
-    ident = obj.get("id") if isinstance(obj, dict) else None
+    is_dict = isinstance(obj, dict)
+    ident = obj.get("id") if is_dict else None
     try:
-        rules = resolve_rules(obj.get("rules") if isinstance(obj, dict) else None)
+        spec = obj.get("rules") if is_dict else None
+        rules = PRESETS.get(spec) if type(spec) is str else None  # a preset name: resolve_rules, inlined
+        if rules is None:
+            rules = resolve_rules(spec)
         hand = Hand.from_json(obj)
         out = score(hand, rules).to_json()
     except HandError as exc:

@@ -315,7 +315,10 @@ class Hand:
         if not melds_obj:
             melds = ()
         elif isinstance(melds_obj, list):
-            melds = tuple([_meld(m, i) for i, m in enumerate(melds_obj)])
+            read = []
+            for i, m in enumerate(melds_obj):
+                read.append(_meld(m, i))
+            melds = tuple(read)
         else:
             raise HandError("expected a list of melds", "melds")
         if how == "ron":
@@ -328,7 +331,11 @@ class Hand:
             if not isinstance(how, str) or how.lower() not in ("ron", "tsumo"):
                 raise HandError(f"expected 'ron' or 'tsumo', got {how!r}", "win")
             tsumo = how.lower() == "tsumo"
-        dora = _tiles(dora, "dora_indicators") if dora else ()
+        if dora:
+            one = TILE_BY_TEXT.get(dora[0]) if type(dora) is list and len(dora) == 1 and type(dora[0]) is str else None
+            dora = (one,) if one is not None else _tiles(dora, "dora_indicators")
+        else:
+            dora = ()
         ura = _tiles(ura, "ura_indicators") if ura else ()
         if players is not None and (isinstance(players, bool) or players not in (3, 4)):
             raise HandError(f"expected 3 or 4, got {players!r}", "players")
@@ -413,11 +420,12 @@ class Hand:
     def is_open(self) -> bool:
         return any(m.kind != "ankan" for m in self.melds)
 
-    def validate(self, counted: tuple[list[int], int, list[int]] | None = None, flag_bits: int | None = None) -> None:
+    def validate(self, counted: tuple[list[int], int, list[int], bool | None] | None = None,
+                 flag_bits: int | None = None) -> None:
         """Rule-independent checks: counts, meld shapes, contradictory flags. Also works out the
         derived fields the scorer reads (tile counts, bit sets, red fives, the melds' shape).
-        `Hand.from_json` passes what it already knows: the concealed tiles' `count_tiles` and the
-        flags as bits."""
+        `Hand.from_json` passes what it already knows: the concealed tiles' counts (`read_counted`)
+        and the flags as bits."""
         d = self.__dict__
         melds = self.melds
         n_melds = len(melds)
@@ -432,7 +440,11 @@ class Hand:
             extra = f" with {n_melds} meld{'s' if n_melds != 1 else ''}" if n_melds else ""
             raise HandError(f"expected {need} tiles{extra} (including the winning tile), got {len(concealed)}",
                             "concealed")
-        counts, mask, reds = counted or count_tiles(concealed)
+        if counted is None:
+            counts, mask, reds = count_tiles(concealed)
+            over = None  # whether some tile is there 5 times: worked out at the end
+        else:
+            counts, mask, reds, over = counted
         d["conc_counts"] = tuple(counts)
         d["conc_mask"] = mask
         win = self.win_tile
@@ -447,6 +459,8 @@ class Hand:
             for m in melds:
                 for i, n in m.counts:
                     counts[i] += n
+                    if counts[i] > 4 and over is not None:
+                        over = True
                 mask |= m.mask
                 if m.reds:
                     for s, n in enumerate(m.reds):
@@ -469,12 +483,17 @@ class Hand:
         dora, ura = self.dora_indicators, self.ura_indicators
         for group in (dora, ura) if dora or ura else ():
             for t in group:
-                counts[t.index] += 1
+                i = t.index
+                counts[i] += 1
+                if counts[i] > 4 and over is not None:
+                    over = True
                 if t.red:
-                    reds[t.index // 9] += 1
+                    reds[i // 9] += 1
         d["red_counts"] = tuple(reds)
         counts[NORTH] += self.nukidora
-        if max(counts) > 4:
+        if over is None or counts[NORTH] > 4:
+            over = max(counts) > 4
+        if over:
             for i, c in enumerate(counts):
                 if c > 4:
                     raise HandError(f"{c} copies of {Tile(i)} in the hand, melds, indicators and set-aside norths "

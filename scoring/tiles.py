@@ -89,7 +89,7 @@ def tile(text: str, field: str | None = None) -> Tile:
 # one run of a suit: digits then the suit letter (honors only 1..7); a well-formed text is runs only
 _RUN = re.compile(r"[0-9]+[mps]|[1-7]+z")
 # run text ("234m") -> (tiles, suit 0..3, first index of the suit, counts within the suit, kinds as a bit
-# set, red fives per suit or None): each run is worked out once per process
+# set, red fives per suit or None, most copies of one tile): each run is worked out once per process
 _RUN_CACHE: dict[str, tuple] = {}
 _TEXT_CACHE: dict[str, tuple[Tile, ...]] = {}
 
@@ -112,7 +112,7 @@ def _run_entry(run: str) -> tuple:
             if t.red:
                 reds = reds or [0, 0, 0]
                 reds[suit] += 1
-        entry = _RUN_CACHE[run] = (tiles, suit, base, tuple(local), mask, tuple(reds) if reds else None)
+        entry = _RUN_CACHE[run] = (tiles, suit, base, tuple(local), mask, tuple(reds) if reds else None, max(local))
     return entry
 
 
@@ -158,32 +158,37 @@ def count_tiles(tiles: Iterable[Tile]) -> tuple[list[int], int, list[int]]:
     return counts, mask, reds
 
 
-def read_counted(text: Any, field: str | None = None) -> tuple[tuple[Tile, ...], tuple[list[int], int, list[int]]]:
+def read_counted(text: Any, field: str | None = None) -> tuple[tuple[Tile, ...], tuple]:
     """`tiles_tuple` and `count_tiles` of the result in one pass: well-formed text is counted run
-    by run from the run table (a suit written once is one slice copy), the rest tile by tile."""
+    by run from the run table (a suit written once is one slice copy), the rest tile by tile.
+    The counts come with a fourth item: whether some tile is there more than 4 times (None when
+    not worked out), which spares the caller a scan of all 34 counts."""
     if type(text) is str:
         runs = _RUN.findall(text)
         if runs and len("".join(runs)) == len(text):
             cache = _RUN_CACHE
             out: tuple[Tile, ...] = ()
             counts = [0] * 34
-            mask = seen = 0
+            mask = seen = top = 0
             reds = [0, 0, 0]
             for run in runs:
-                tiles, suit, base, local, run_mask, run_reds = cache.get(run) or _run_entry(run)
+                tiles, suit, base, local, run_mask, run_reds, run_top = cache.get(run) or _run_entry(run)
                 out += tiles
                 if seen >> suit & 1:  # a second run of the same suit: add it up
                     for k, c in enumerate(local):
                         counts[base + k] += c
+                    run_top = max(counts[base:base + len(local)])
                 else:
                     seen |= 1 << suit
                     counts[base:base + len(local)] = local
+                if run_top > top:
+                    top = run_top
                 mask |= run_mask
                 if run_reds:
                     reds[suit] += run_reds[suit]
-            return out, (counts, mask, reds)
+            return out, (counts, mask, reds, top > 4)
     tiles = tiles_tuple(text, field)
-    return tiles, count_tiles(tiles)
+    return tiles, (*count_tiles(tiles), None)
 
 
 def _parse_slow(text: str, field: str | None) -> list[Tile]:

@@ -63,7 +63,7 @@ def test_counted_reading_equals_parsing_then_counting():
 
     rnd = random.Random(3)
     texts = ["123m456p789s11z234m", "0m55m0p5p0s", "5m5m5m", "1112345678999m", "1 2 3m", "12x", "8z", "", "m",
-             "1234567z1234567z"]
+             "1234567z1234567z", "11111m", "111m11m", "5550m0m"]
     texts += ["".join(rnd.choice("0123456789mpsz") for _ in range(rnd.randint(0, 22))) for _ in range(3000)]
     for text in texts:
         try:
@@ -72,7 +72,10 @@ def test_counted_reading_equals_parsing_then_counting():
         except HandError as exc:
             expected = str(exc)
         try:
-            got = read_counted(text, "concealed")
+            tiles, (counts, mask, reds, over) = read_counted(text, "concealed")
+            got = (tiles, (counts, mask, reds))
+            # the fourth item says whether a tile is there more than 4 times, when it is worked out
+            assert over is None or over == (max(counts) > 4), text
         except HandError as exc:
             got = str(exc)
         assert got == expected, text
