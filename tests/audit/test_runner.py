@@ -189,6 +189,7 @@ def test_kill_9_then_rerun_gives_the_same_report(video, tmp_path):
     assert report(out) == report(tmp_path / "full")
 
 
+@pytest.mark.slow  # starting Ray takes 10-20 s
 def test_ray_gives_the_same_report(video, tmp_path, monkeypatch):
     pytest.importorskip("ray")
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
