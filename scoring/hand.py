@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import HandError
-from .tiles import (NORTH, TILE_BY_TEXT, WIND_NAMES, Tile, count_tiles, format_tiles, parse_wind, read_counted, tile,
-                    tiles_tuple)
+from .tiles import (NORTH, TILE_BY_TEXT, WIND_CODES, WIND_NAMES, Tile, count_tiles, format_tiles, parse_wind,
+                    read_counted, tile, tiles_tuple)
 
 MELD_KINDS = ("chi", "pon", "minkan", "kakan", "ankan")
 _KIND_ALIASES = {"daiminkan": "minkan", "shouminkan": "kakan", "shominkan": "kakan", "chii": "chi"}
@@ -29,7 +29,6 @@ _UNSET_IDS = frozenset((id(None), id(False)))  # a flag given as null or false i
 # the keys Hand.from_json reads, in the order its local variables take them (flags last)
 _READ_KEYS = ("concealed", "win_tile", "melds", "win", "dora_indicators", "ura_indicators", "players", "robbed_kan",
               "round_wind", "seat_wind", "honba", "kyotaku", "nukidora", "discarder", "liable") + FLAGS
-_WIND_CODES = {"E": 0, "S": 1, "W": 2, "N": 3}
 _FLAG_VALUES = tuple(tuple(bool(bits >> i & 1) for i in range(len(FLAGS))) for bits in range(1 << len(FLAGS)))
 
 
@@ -356,13 +355,13 @@ class Hand:
         if round_wind is None and "round_wind" not in obj:
             round_wind = 0
         else:
-            round_wind = _WIND_CODES.get(round_wind) if type(round_wind) is str else None
+            round_wind = WIND_CODES.get(round_wind) if type(round_wind) is str else None
             if round_wind is None:
                 round_wind = parse_wind(obj["round_wind"], "round_wind")
         if seat_wind is None and "seat_wind" not in obj:
             seat_wind = 0
         else:
-            seat_wind = _WIND_CODES.get(seat_wind) if type(seat_wind) is str else None
+            seat_wind = WIND_CODES.get(seat_wind) if type(seat_wind) is str else None
             if seat_wind is None:
                 seat_wind = parse_wind(obj["seat_wind"], "seat_wind")
         if type(honba) is not int or not 0 <= honba <= 1000:

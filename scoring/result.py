@@ -114,7 +114,7 @@ class Result:
 
 
 # the §2 keys in contract order (extras after `error`); to_json copies it and fills it in
-_JSON_TEMPLATE = {"han": 0, "fu": 0, "yakuman": 0, "limit": None, "points": 0, "payments": None, "total": 0, "yaku": None,
-                  "error": None, "fu_details": None, "kazoe": False, "dealer": False, "is_open": False, "win": None,
-                  "form": None, "groups": None, "wait": None, "base_points": 0, "honba_points": 0, "sticks_points": 0,
-                  "liability": None, "rules": None, "players": None, "notes": None}
+_JSON_TEMPLATE = {"han": 0, "fu": 0, "yakuman": 0, "limit": None, "points": 0, "payments": None, "total": 0,
+                  "yaku": None, "error": None, "fu_details": None, "kazoe": False, "dealer": False, "is_open": False,
+                  "win": None, "form": None, "groups": None, "wait": None, "base_points": 0, "honba_points": 0,
+                  "sticks_points": 0, "liability": None, "rules": None, "players": None, "notes": None}

@@ -263,13 +263,13 @@ DORA_NEXT: tuple[int, ...] = tuple(dora_of(i) for i in range(34))
 DORA_NEXT_3P: tuple[int, ...] = tuple(dora_of(i, True) for i in range(34))
 
 
-_WIND_CODES = {"E": 0, "S": 1, "W": 2, "N": 3}
+WIND_CODES = {"E": 0, "S": 1, "W": 2, "N": 3}  # the usual spelling of each wind
 
 
 def parse_wind(value: object, field: str) -> int:
     """A wind as 0..3 (E S W N) from "E", "east", "1z"… ."""
-    if type(value) is str and value in _WIND_CODES:
-        return _WIND_CODES[value]
+    if type(value) is str and value in WIND_CODES:
+        return WIND_CODES[value]
     if isinstance(value, str):
         v = value.strip().lower()
         if v in ("e", "east", "1z"):
