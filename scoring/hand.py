@@ -133,7 +133,7 @@ class Meld:
             called = obj.get("called")
             src = obj.get("from")
             # cacheable: kind and tiles are text, called/from text or absent, no other key
-            if type(kind) is str and type(text) is str and (called is None or type(called) is str) \
+            if type(kind) is str and type(text) is str and len(text) <= 24 and (called is None or type(called) is str) \
                     and (src is None or type(src) is str) and len(obj) == 2 + (called is not None) + (src is not None):
                 key = (kind, text, called, src)
                 m = _MELD_CACHE.get(key)

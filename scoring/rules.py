@@ -224,7 +224,9 @@ def _frozen(value: Any) -> Any:
     """A hashable stand-in for a JSON value that tells types apart (True is not 1), or None."""
     kind = type(value)
     if kind in (str, int, float, bool) or value is None:
-        return kind, value
+        return None if kind is str and len(value) > 64 else (kind, value)
+    if kind not in (list, tuple, dict) or len(value) > 32:  # only small specs are kept: a real one is a
+        return None                                          # few fields, short names and short lists
     if kind in (list, tuple):
         items = tuple(_frozen(v) for v in value)
         return None if None in items else (kind, items)

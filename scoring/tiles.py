@@ -97,7 +97,7 @@ _TEXT_CACHE: dict[str, tuple[Tile, ...]] = {}
 def _run_entry(run: str) -> tuple:
     entry = _RUN_CACHE.get(run)
     if entry is None:
-        if len(_RUN_CACHE) > 50000:  # bounded: any input may add runs
+        if len(_RUN_CACHE) > 50000:  # bounded: any input may add runs (and only short runs are kept)
             _RUN_CACHE.clear()
         letter = run[-1]
         tiles = tuple(_LOOKUP[(d, letter)] for d in run[:-1])
@@ -112,7 +112,9 @@ def _run_entry(run: str) -> tuple:
             if t.red:
                 reds = reds or [0, 0, 0]
                 reds[suit] += 1
-        entry = _RUN_CACHE[run] = (tiles, suit, base, tuple(local), mask, tuple(reds) if reds else None, max(local))
+        entry = (tiles, suit, base, tuple(local), mask, tuple(reds) if reds else None, max(local))
+        if len(run) <= 20:  # a hand holds at most 14 concealed tiles; longer text is junk, not worth keeping
+            _RUN_CACHE[run] = entry
     return entry
 
 

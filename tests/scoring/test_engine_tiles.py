@@ -79,3 +79,12 @@ def test_counted_reading_equals_parsing_then_counting():
         except HandError as exc:
             got = str(exc)
         assert got == expected, text
+
+
+def test_only_short_runs_are_remembered():
+    # the run table is bounded and keeps only runs a hand can have: junk text cannot fill memory
+    from scoring.tiles import _RUN_CACHE, tiles_tuple
+
+    long_run = "1234567891234567891234m"
+    assert len(tiles_tuple(long_run)) == 22 and long_run not in _RUN_CACHE
+    assert len(tiles_tuple("234m")) == 3 and "234m" in _RUN_CACHE
