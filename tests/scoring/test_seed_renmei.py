@@ -11,23 +11,10 @@ from __future__ import annotations
 import pytest
 
 from scoring import score_json
+from tests.scoring.results import han_of, keys, ok
 from tests.scoring.handgen import hand, hand_with, hand_with_han
 
 RULES = "renmei"
-
-
-def ok(obj: dict) -> dict:
-    res = score_json(obj)
-    assert res["error"] is None, f"{res['error']} for {obj}"
-    return res
-
-
-def keys(res: dict) -> list[str]:
-    return [y["key"] for y in res["yaku"]]
-
-
-def han_of(res: dict, key: str) -> int:
-    return next(y["han"] for y in res["yaku"] if y["key"] == key)
 
 
 def ren(concealed: str, win: str | None = None, *melds: str, **kw) -> dict:
