@@ -121,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=str, default=",".join(map(str, DEFAULT_SCALE)), help="depth,width,max_channels")
     ap.add_argument("--init", type=Path, default=None, help="start from these weights (.pt) instead of scratch")
     ap.add_argument("--warmup", type=float, default=1.0, help="warm-up epochs (ultralytics' 3 waste short CPU runs)")
+    ap.add_argument("--mosaic", type=float, default=0.5,
+                    help="share of mosaic samples (mosaic halves tile sizes; photos show them larger)")
+    ap.add_argument("--close-mosaic", type=int, default=2, help="last epochs without mosaic")
     ap.add_argument("--lr0", type=float, default=None, help="initial learning rate (default: ultralytics' choice)")
     ap.add_argument("--name", type=str, default="detector")
     ap.add_argument("--conf", type=float, default=CONF_DEFAULT, help="score threshold stored in the ONNX")
@@ -153,16 +156,14 @@ def main(argv: list[str] | None = None) -> int:
     scale = (scale[0], scale[1], int(scale[2]))
     cfg = model_yaml(scale, work / "tile_detector.yaml")
     model = YOLO(str(cfg))
-    if args.init:
-        model = model.load(str(args.init))
     t0 = time.time()
     train_kw = dict(
         data=str(data), imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, workers=args.workers,
-        device="cpu", pretrained=False, project=str(CACHE / "runs"), name=args.name, exist_ok=True,
+        device="cpu", pretrained=str(args.init) if args.init else False, project=str(CACHE / "runs"), name=args.name, exist_ok=True,
         cache="ram", amp=False, plots=False, seed=0, deterministic=False,
         # geometry: our renders already vary rotation/perspective with exact boxes; flips are free
         degrees=0.0, flipud=0.5, fliplr=0.5, perspective=0.0, scale=0.5, translate=0.1,
-        mosaic=1.0, close_mosaic=3, mixup=0.0, hsv_h=0.02, hsv_s=0.6, hsv_v=0.4,
+        mosaic=args.mosaic, close_mosaic=args.close_mosaic, mixup=0.0, hsv_h=0.02, hsv_s=0.6, hsv_v=0.4,
         patience=100, val=True, verbose=False, warmup_epochs=args.warmup,
     )
     if args.lr0 is not None:
@@ -180,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     shutil.copy(exported, args.out)
     recipe = {"synth": [str(s) for s in args.synth], "real": str(args.real), "real_repeat": args.real_repeat,
               "imgsz": args.imgsz, "scale": list(scale), "epochs": args.epochs, "hours": args.hours, "batch": args.batch,
-              "init": str(args.init) if args.init else None, "train_minutes": round(minutes, 1)}
+              "init": str(args.init) if args.init else None, "mosaic": args.mosaic, "train_minutes": round(minutes, 1)}
     add_metadata(args.out, {
         "tsumo_model": "tile_detector", "tsumo_imgsz": args.imgsz, "tsumo_conf": args.conf, "tsumo_iou": args.iou,
         "tsumo_classes": json.dumps(["tile"]), "tsumo_recipe": json.dumps(recipe),

@@ -340,7 +340,7 @@ class FaceRenderer:
         font = self.fonts[rng.integers(len(self.fonts))]
         stroke = int(rng.integers(0, 5))
         x0, y0, x1, y1 = box
-        bw, bh = x1 - x0, y1 - y0
+        bh = y1 - y0
         if base[1] == "m":
             n = int(base[0])
             numeral = MAN_NUMERALS[n - 1]
