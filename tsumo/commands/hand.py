@@ -17,25 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import unicodedata
 from typing import Any
 
 from tsumo.cli import UsageError
+from tsumo.context import SEATS, add_context_flags, context_from_args, count, split_tiles
 
-SEATS = ("left", "across", "right")
-WIND_NAMES = {"e": "E", "east": "E", "s": "S", "south": "S", "w": "W", "west": "W",
-              "n": "N", "north": "N", "1z": "E", "2z": "S", "3z": "W", "4z": "N"}
-FLAG_HELP = {
-    "riichi": "declared riichi", "double-riichi": "double riichi (riichi on the first turn)",
-    "ippatsu": "won within one turn of riichi", "rinshan": "won on the replacement tile of a kan",
-    "chankan": "won by robbing a kan", "haitei": "tsumo on the last tile of the wall",
-    "houtei": "ron on the last discard", "tenhou": "dealer's win on the dealt hand",
-    "chiihou": "non-dealer's win on the first draw",
-    "renhou": "non-dealer's ron before the first draw",
-}
 MELD_KINDS = ("chi", "pon", "minkan", "kakan", "ankan")
-_TILE_GROUP = re.compile(r"([0-9]+)([mpsz])")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -48,31 +36,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("concealed", help="every tile not in a meld, winning tile included")
     p.add_argument("--win", metavar="TILE", help="the winning tile (default: the last tile written)")
-    how = p.add_mutually_exclusive_group()
-    how.add_argument("--ron", dest="win_kind", action="store_const", const="ron", help="won on a discard (default)")
-    how.add_argument("--tsumo", dest="win_kind", action="store_const", const="tsumo", help="won on a self-draw")
     for kind in MELD_KINDS:
         hint = "TILES" if kind == "ankan" else "TILES[:FROM[:CALLED]]"
         p.add_argument(f"--{kind}", action=_MeldAction, dest="melds", default=[], metavar=hint,
                        help=f"{'an' if kind[0] in 'ae' else 'a'} {kind} (repeat for several)")
-    p.add_argument("--round", default="E", metavar="WIND", help="round wind E/S/W/N (default E)")
-    p.add_argument("--seat", default="E", metavar="WIND", help="seat wind E/S/W/N (default E = dealer)")
-    p.add_argument("--dora", action="append", default=[], metavar="TILES", help="dora indicator(s)")
-    p.add_argument("--ura", action="append", default=[], metavar="TILES", help="ura-dora indicator(s)")
-    for flag, text in FLAG_HELP.items():
-        p.add_argument(f"--{flag}", action="store_true", help=text)
-    p.add_argument("--honba", type=_count, default=0, metavar="N", help="honba counters on the table")
-    p.add_argument("--sticks", type=_count, default=0, metavar="N", help="riichi sticks on the table (kyotaku)")
-    p.add_argument("--nukidora", type=_count, default=0, metavar="N", help="norths set aside (three-player)")
-    p.add_argument("--discarder", choices=SEATS, help="who dealt in (ron): needed for liability and 3-player payments")
+    p.add_argument("--nukidora", type=count, default=0, metavar="N", help="norths set aside (three-player)")
     p.add_argument("--liable", choices=SEATS, help="the seat liable for a yakuman (pao), when the melds' order "
                                                  "does not show it")
     p.add_argument("--robbed-kan", choices=("kakan", "ankan"), help="with --chankan: the robbed kan was added "
                                                                      "(default) or closed (kokushi only, some rules)")
-    p.add_argument("--players", type=int, choices=(3, 4), help="number of players (default: the rule set's)")
-    p.add_argument("--rules", default="tenhou", metavar="PRESET", help="rule set (see `tsumo rules`; default tenhou)")
-    p.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE",
-                   help="override one rule field, e.g. --rule kiriage=true (repeatable)")
+    add_context_flags(p)
     p.add_argument("--json", action="store_true", help="print the result as CONTRACTS §2 JSON")
     p.set_defaults(run=run)
 
@@ -87,25 +60,7 @@ class _MeldAction(argparse.Action):
         setattr(namespace, self.dest, melds)
 
 
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
-
-
 # ---- building the §1 object -----------------------------------------------------------------
-
-def split_tiles(text: str, what: str) -> list[str]:
-    """`35m7z` -> ['3m', '5m', '7z']; also accepts `3m5m` and separators `,` / space."""
-    compact = re.sub(r"[\s,]+", "", text)
-    if not compact or _TILE_GROUP.sub("", compact):
-        raise UsageError(f"{what}: {text!r} is not MPSZ tile notation (e.g. 3m, 0p, 7z, 35m)")
-    return [d + suit for digits, suit in _TILE_GROUP.findall(compact) for d in digits]
-
 
 def compact(tiles: list[str]) -> str:
     """['5z', '5z', '5z'] -> '555z' (same order, one suit letter per run)."""
@@ -116,13 +71,6 @@ def compact(tiles: list[str]) -> str:
         out += t[:-1]
         run_suit = t[-1]
     return out + run_suit
-
-
-def parse_wind(text: str, what: str) -> str:
-    wind = WIND_NAMES.get(text.strip().lower())
-    if wind is None:
-        raise UsageError(f"{what}: {text!r} is not a wind (E, S, W or N)")
-    return wind
 
 
 def parse_meld(kind: str, spec: str) -> dict[str, Any]:
@@ -158,30 +106,6 @@ def parse_meld(kind: str, spec: str) -> dict[str, Any]:
     return meld
 
 
-def parse_rule_value(text: str) -> Any:
-    low = text.strip().lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def build_rules(preset: str, overrides: list[str]) -> Any:
-    if not overrides:
-        return preset
-    rules: dict[str, Any] = {"preset": preset}
-    for item in overrides:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--rule {item}: expected FIELD=VALUE, e.g. kiriage=true")
-        rules[key.strip()] = parse_rule_value(value)
-    return rules
-
-
 def build_hand(args: argparse.Namespace) -> dict[str, Any]:
     """The CONTRACTS §1 object the flags describe."""
     concealed = split_tiles(args.concealed, "concealed tiles")
@@ -193,26 +117,8 @@ def build_hand(args: argparse.Namespace) -> dict[str, Any]:
     if args.win and len(concealed) == 13 - 3 * len(melds):
         # the 13 tiles of a waiting hand plus --win: the winning tile was not written, add it
         written = compact(concealed + win)
-    obj: dict[str, Any] = {
-        "rules": build_rules(args.rules, args.rule),
-        "concealed": written,
-        "win_tile": win[0],
-        "melds": melds,
-        "win": args.win_kind or "ron",
-        "round_wind": parse_wind(args.round, "--round"),
-        "seat_wind": parse_wind(args.seat, "--seat"),
-        "dora_indicators": [t for spec in args.dora for t in split_tiles(spec, "--dora")],
-        "ura_indicators": [t for spec in args.ura for t in split_tiles(spec, "--ura")],
-        "honba": args.honba, "kyotaku": args.sticks, "nukidora": args.nukidora,
-    }
-    for flag in FLAG_HELP:
-        obj[flag.replace("-", "_")] = bool(getattr(args, flag.replace("-", "_")))
-    if args.discarder:
-        if obj["win"] == "tsumo":
-            raise UsageError("--discarder only makes sense with --ron")
-        obj["discarder"] = args.discarder
-    if args.players:
-        obj["players"] = args.players
+    obj: dict[str, Any] = {"concealed": written, "win_tile": win[0], "melds": melds,
+                           **context_from_args(args), "nukidora": args.nukidora}
     if args.liable:
         obj["liable"] = args.liable
     if args.robbed_kan:

@@ -87,7 +87,7 @@ def _short(value: Any) -> str:
 
 def _resolve(name: str, overrides: list[str]) -> Any:
     from scoring import HandError, resolve_rules
-    from tsumo.commands.hand import build_rules
+    from tsumo.context import build_rules
 
     spec = build_rules(name, overrides)
     try:

@@ -2,7 +2,7 @@
 
 The photo gives the tiles, the melds and who each was called from; the flags give what a photo
 cannot show (round and seat wind, dora indicators, riichi, tsumo or ron, counters). The context
-flags and their parsing are `tsumo hand`'s, so both commands take the same words.
+flags are `tsumo.context`'s, so `hand`, `score` and `audit` take the same words.
 """
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import json
 from typing import Any
 
 from tsumo.cli import UsageError
-from tsumo.commands.hand import (FLAG_HELP, SEATS, _count, build_rules, format_result, parse_wind,
-                                 split_tiles)
+from tsumo.commands.hand import format_result
 from tsumo.commands.read import (add_reader_flags, describe_reading, load_photo, make_reader,
                                  write_annotated)
+from tsumo.context import add_context_flags, build_rules, context_from_args, split_tiles
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,21 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("photo", help="JPEG, PNG, WebP or HEIC photo")
     p.add_argument("--win", metavar="TILE", help="the winning tile, when the photo does not show it apart "
                                                  "(one of the closed tiles, or the tile a 13-tile hand waits on)")
-    how = p.add_mutually_exclusive_group()
-    how.add_argument("--ron", dest="win_kind", action="store_const", const="ron", help="won on a discard (default)")
-    how.add_argument("--tsumo", dest="win_kind", action="store_const", const="tsumo", help="won on a self-draw")
-    p.add_argument("--round", default="E", metavar="WIND", help="round wind E/S/W/N (default E)")
-    p.add_argument("--seat", default="E", metavar="WIND", help="seat wind E/S/W/N (default E = dealer)")
-    p.add_argument("--dora", action="append", default=[], metavar="TILES", help="dora indicator(s)")
-    p.add_argument("--ura", action="append", default=[], metavar="TILES", help="ura-dora indicator(s)")
-    for flag, text in FLAG_HELP.items():
-        p.add_argument(f"--{flag}", action="store_true", help=text)
-    p.add_argument("--honba", type=_count, default=0, metavar="N", help="honba counters on the table")
-    p.add_argument("--sticks", type=_count, default=0, metavar="N", help="riichi sticks on the table (kyotaku)")
-    p.add_argument("--discarder", choices=SEATS, help="who dealt in (ron)")
-    p.add_argument("--players", type=int, choices=(3, 4), help="number of players (default: the rule set's)")
-    p.add_argument("--rules", default="tenhou", metavar="PRESET", help="rule set (see `tsumo rules`; default tenhou)")
-    p.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE", help="override one rule field (repeatable)")
+    add_context_flags(p, discarder_help="who dealt in (ron)")
     p.add_argument("--annotate", metavar="OUT", help="also write the photo with the reading drawn on it")
     p.add_argument("--json", action="store_true",
                    help='print {"reading": …, "hand": §1, "result": §2} as one JSON object')
@@ -62,28 +48,6 @@ def _players(args: argparse.Namespace, rules: Any) -> int:
         raise UsageError(f"--rules: {exc}") from None
 
 
-def context(args: argparse.Namespace, rules: Any) -> dict[str, Any]:
-    """The §1 keys a photo cannot show, from the flags."""
-    obj: dict[str, Any] = {
-        "rules": rules,
-        "win": args.win_kind or "ron",
-        "round_wind": parse_wind(args.round, "--round"),
-        "seat_wind": parse_wind(args.seat, "--seat"),
-        "dora_indicators": [t for spec in args.dora for t in split_tiles(spec, "--dora")],
-        "ura_indicators": [t for spec in args.ura for t in split_tiles(spec, "--ura")],
-        "honba": args.honba, "kyotaku": args.sticks,
-    }
-    for flag in FLAG_HELP:
-        obj[flag.replace("-", "_")] = bool(getattr(args, flag.replace("-", "_")))
-    if args.discarder:
-        if obj["win"] == "tsumo":
-            raise UsageError("--discarder only makes sense with --ron")
-        obj["discarder"] = args.discarder
-    if args.players:
-        obj["players"] = args.players
-    return obj
-
-
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -91,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     rules = build_rules(args.rules, args.rule)
     players = _players(args, rules)
-    ctx = context(args, rules)  # bad flags fail before the (slow) photo reading
+    ctx = context_from_args(args)  # bad flags fail before the (slow) photo reading
     win = None
     if args.win:
         tiles = split_tiles(args.win, "--win")

@@ -1,0 +1,134 @@
+"""The scoring context flags shared by `tsumo hand`, `tsumo score` and `tsumo audit`.
+
+A photo (or a typed hand) gives the tiles; these flags give what no photo shows: how the hand
+was won, the winds, dora indicators, riichi and the other situational yaku, counters, rules.
+One definition here keeps the three commands speaking the same words.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from typing import Any
+
+from tsumo.cli import UsageError
+
+SEATS = ("left", "across", "right")
+WIND_NAMES = {"e": "E", "east": "E", "s": "S", "south": "S", "w": "W", "west": "W",
+              "n": "N", "north": "N", "1z": "E", "2z": "S", "3z": "W", "4z": "N"}
+FLAG_HELP = {
+    "riichi": "declared riichi", "double-riichi": "double riichi (riichi on the first turn)",
+    "ippatsu": "won within one turn of riichi", "rinshan": "won on the replacement tile of a kan",
+    "chankan": "won by robbing a kan", "haitei": "tsumo on the last tile of the wall",
+    "houtei": "ron on the last discard", "tenhou": "dealer's win on the dealt hand",
+    "chiihou": "non-dealer's win on the first draw",
+    "renhou": "non-dealer's ron before the first draw",
+}
+_TILE_GROUP = re.compile(r"([0-9]+)([mpsz])")
+
+
+def count(text: str) -> int:
+    """argparse type: a whole number ≥ 0."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def add_context_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup, *, defaults: bool = True,
+                      discarder_help: str = "who dealt in (ron): needed for liability and 3-player payments") -> None:
+    """Add --ron/--tsumo, --round, --seat, --dora, --ura, the situational flags, --honba,
+    --sticks, --discarder, --players, --rules and --rule.
+
+    `defaults=False` leaves round, seat, win, honba and sticks unset (None) so that another
+    source (a declared file) can fill them; `context_from_args` then leaves them out.
+    """
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--ron", dest="win_kind", action="store_const", const="ron", help="won on a discard (default)")
+    how.add_argument("--tsumo", dest="win_kind", action="store_const", const="tsumo", help="won on a self-draw")
+    p.add_argument("--round", default="E" if defaults else None, metavar="WIND", help="round wind E/S/W/N (default E)")
+    p.add_argument("--seat", default="E" if defaults else None, metavar="WIND",
+                   help="seat wind E/S/W/N (default E = dealer)")
+    p.add_argument("--dora", action="append", default=[], metavar="TILES", help="dora indicator(s)")
+    p.add_argument("--ura", action="append", default=[], metavar="TILES", help="ura-dora indicator(s)")
+    for flag, text in FLAG_HELP.items():
+        p.add_argument(f"--{flag}", action="store_true", help=text)
+    p.add_argument("--honba", type=count, default=0 if defaults else None, metavar="N", help="honba counters on the table")
+    p.add_argument("--sticks", type=count, default=0 if defaults else None, metavar="N",
+                   help="riichi sticks on the table (kyotaku)")
+    p.add_argument("--discarder", choices=SEATS, help=discarder_help)
+    p.add_argument("--players", type=int, choices=(3, 4), help="number of players (default: the rule set's)")
+    p.add_argument("--rules", default="tenhou", metavar="PRESET", help="rule set (see `tsumo rules`; default tenhou)")
+    p.add_argument("--rule", action="append", default=[], metavar="FIELD=VALUE",
+                   help="override one rule field, e.g. --rule kiriage=true (repeatable)")
+
+
+def context_from_args(args: argparse.Namespace, *, only_given: bool = False) -> dict[str, Any]:
+    """The CONTRACTS §1 keys the context flags give. `only_given` leaves out what the user did
+    not give (for `tsumo audit`, where a declared row fills the rest)."""
+    obj: dict[str, Any] = {"rules": build_rules(args.rules, args.rule)}
+
+    def put(key: str, given: bool, value: Any) -> None:
+        if given or not only_given:
+            obj[key] = value() if callable(value) else value
+
+    put("win", args.win_kind is not None, args.win_kind or "ron")
+    put("round_wind", args.round is not None, lambda: parse_wind(args.round or "E", "--round"))
+    put("seat_wind", args.seat is not None, lambda: parse_wind(args.seat or "E", "--seat"))
+    put("dora_indicators", bool(args.dora), lambda: [t for s in args.dora for t in split_tiles(s, "--dora")])
+    put("ura_indicators", bool(args.ura), lambda: [t for s in args.ura for t in split_tiles(s, "--ura")])
+    put("honba", args.honba is not None, args.honba or 0)
+    put("kyotaku", args.sticks is not None, args.sticks or 0)
+    for flag in FLAG_HELP:
+        attr = flag.replace("-", "_")
+        put(attr, bool(getattr(args, attr)), bool(getattr(args, attr)))
+    if args.discarder:
+        if obj.get("win") == "tsumo":
+            raise UsageError("--discarder only makes sense with --ron")
+        obj["discarder"] = args.discarder
+    if args.players:
+        obj["players"] = args.players
+    return obj
+
+
+def split_tiles(text: str, what: str) -> list[str]:
+    """`35m7z` -> ['3m', '5m', '7z']; also accepts `3m5m` and separators `,` / space."""
+    compact = re.sub(r"[\s,]+", "", text)
+    if not compact or _TILE_GROUP.sub("", compact):
+        raise UsageError(f"{what}: {text!r} is not MPSZ tile notation (e.g. 3m, 0p, 7z, 35m)")
+    return [d + suit for digits, suit in _TILE_GROUP.findall(compact) for d in digits]
+
+
+def parse_wind(text: str, what: str) -> str:
+    wind = WIND_NAMES.get(text.strip().lower())
+    if wind is None:
+        raise UsageError(f"{what}: {text!r} is not a wind (E, S, W or N)")
+    return wind
+
+
+def parse_rule_value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def build_rules(preset: str, overrides: list[str]) -> Any:
+    """`--rules P --rule k=v …` as the §1 `rules` value: the preset name, or an object."""
+    if not overrides:
+        return preset
+    rules: dict[str, Any] = {"preset": preset}
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--rule {item}: expected FIELD=VALUE, e.g. kiriage=true")
+        rules[key.strip()] = parse_rule_value(value)
+    return rules
