@@ -223,12 +223,12 @@ def _allow_small_imgsz(imgsz: int) -> None:
 
 def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, workers: int, seed: int,
           lr0: float, patience: int, hours: float | None = None, init: Path | None = None,
-          arch: str = "medium") -> Path:
+          arch: str = "medium", threads: int = 1) -> Path:
     _ultralytics_env()
     import torch
     from ultralytics import YOLO
 
-    torch.set_num_threads(max(1, (os.cpu_count() or 2)))
+    torch.set_num_threads(max(1, threads))  # the machine is shared: one thread by default
     _allow_small_imgsz(imgsz)
     yaml_path = run_dir.parent / f"tile_classifier_{arch}.yaml"
     yaml_path.parent.mkdir(parents=True, exist_ok=True)
@@ -238,7 +238,8 @@ def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, wor
         model = YOLO(str(init), task="classify")
     model.train(
         data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers, device="cpu",
-        pretrained=init is not None,  # False would re-initialise the loaded weights seed=seed, deterministic=False, optimizer="AdamW", lr0=lr0, cos_lr=True,
+        pretrained=init is not None,  # False would re-initialise the loaded weights
+        seed=seed, deterministic=False, optimizer="AdamW", lr0=lr0, cos_lr=True,
         warmup_epochs=1, patience=patience, cache="ram", amp=False, plots=False, val=True,
         project=str(run_dir.parent), name=run_dir.name, exist_ok=True,
         # light augmentation: the real variety is rendered into the crops
@@ -334,7 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--patience", type=int, default=50)
     ap.add_argument("--init", type=Path, default=None, help="start from these weights (.pt of an earlier run)")
     ap.add_argument("--arch", choices=sorted(ARCHS), default="medium", help="network size (ignored with --init)")
-    ap.add_argument("--workers", type=int, default=2, help="processes for rendering and data loading")
+    ap.add_argument("--workers", type=int, default=1, help="processes for rendering and data loading")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads for training (the machine is shared)")
     ap.add_argument("--real", choices=["none", "chinese"], default="none",
                     help="add real crops from chinese-mahjong-detection-v4/valid (never real-dev)")
     ap.add_argument("--orient-model", type=Path, default=None,
@@ -378,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.time()
     weights = train(data, run_dir, imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, workers=args.workers,
                     seed=args.seeds[0], lr0=args.lr0, patience=args.patience, hours=args.hours, init=args.init,
-                    arch=args.arch)
+                    arch=args.arch, threads=args.threads)
     train_s = time.time() - t0
     meta = {"tsumo_arch": "init" if args.init else args.arch, "tsumo_train_data": data.name, "tsumo_train_epochs": args.epochs, "tsumo_train_seconds": int(train_s),
             "tsumo_init": str(args.init.name) if args.init else "scratch",
