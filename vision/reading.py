@@ -437,7 +437,9 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
                       confidence=confidence, notes=notes, **base)
 
     concealed = [labels[i] for g in arr.groups if g.kind in ("closed", "drawn") for i in g.tiles]
-    melds = [_meld_json(g, gr, labels) for g, gr in zip(arr.groups, groups) if g.is_meld]
+    # CONTRACTS §1 lists melds in call order (the scorer's liability rule reads the last listed
+    # as the deciding call); on the table the first call lies rightmost, so reverse the row's order
+    melds = [_meld_json(g, gr, labels) for g, gr in zip(arr.groups, groups) if g.is_meld][::-1]
     nuki = sum(len(g.tiles) for g in arr.groups if g.kind == "nuki")
     count = arr.tile_count
     if not ev.ok or any(m is None for m in melds):

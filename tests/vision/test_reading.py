@@ -55,14 +55,29 @@ def test_every_meld_kind_and_direction():
     assert r.error is None, r.error
     assert r.hand == {
         "concealed": "11z", "win_tile": "1z",
-        "melds": [
-            {"kind": "chi", "tiles": "234m", "called": "2m", "from": "left"},
-            {"kind": "pon", "tiles": "777z", "called": "7z", "from": "across"},
-            {"kind": "ankan", "tiles": "3333p"},
+        "melds": [  # call order: the first call lies rightmost on the table
             {"kind": "kakan", "tiles": "9999m", "called": "9m", "from": "right"},
+            {"kind": "ankan", "tiles": "3333p"},
+            {"kind": "pon", "tiles": "777z", "called": "7z", "from": "across"},
+            {"kind": "chi", "tiles": "234m", "called": "2m", "from": "left"},
         ],
     }
-    assert [g.kind for g in r.groups] == ["closed", "drawn", "chi", "pon", "ankan", "kakan"]
+    assert [g.kind for g in r.groups] == ["closed", "drawn", "chi", "pon", "ankan", "kakan"]  # as they lie
+
+
+def test_melds_in_call_order_give_the_liable_seat():
+    """Daisangen: the dragon pon called last (leftmost on the table, from across) decides who is
+    liable (pao); the engine reads the last listed meld as the last call (CONTRACTS §1)."""
+    from scoring.contract import score_json
+
+    r = _hand_of("1m 2m 3m 4p | 4p | 5z 5z- 5z | 6z 6z 6z- | 7z- 7z 7z")
+    assert r.error is None, r.error
+    assert [m["tiles"] for m in r.hand["melds"]] == ["777z", "666z", "555z"]
+    result = score_json({**r.hand, "rules": "tenhou", "win": "tsumo"})
+    assert result["error"] is None, result["error"]
+    assert result["yakuman"] == 1
+    assert result["liability"]["seat"] == "across"
+    assert set(result["payments"]) == {"across"}  # tsumo with pao: the liable seat pays it all
 
 
 @pytest.mark.parametrize("seq,meld", [
