@@ -117,11 +117,13 @@ def _vote(voted: list[FrameReading], params: EventParams) -> tuple[str | None, i
     return key, len(agreeing)
 
 
-def _event(part: list[FrameReading], params: EventParams, fuse: Fuse | None) -> Event | None:
+def _event(part: list[FrameReading], params: EventParams, fuse: Fuse | None) -> tuple[Event | None, Fused | None]:
     """The part's hand: a clear vote of per-frame legal hands (at least `min_frames`, and half
-    of the frames that read one); otherwise the frames fused; otherwise a weaker vote."""
+    of the frames that read one); otherwise the frames fused; otherwise a weaker vote.
+    A fused event spans the frames whose rows were fused (rows unlike the hand — the wall, a
+    face-down hand misread — are not part of it)."""
     if len(part) < params.min_frames or part[-1].t - part[0].t < params.min_hold_s:
-        return None
+        return None, None
     voted = [r for r in part if r.key is not None]
     key, count = _vote(voted, params)
     fused = None
@@ -132,9 +134,15 @@ def _event(part: list[FrameReading], params: EventParams, fuse: Fuse | None) -> 
         else:
             fused = None
     if key is None:
-        return None
+        return None, None
+    span = part
+    if fused is not None and fused.members:
+        members = set(fused.members)
+        span = [r for r in part if r.index in members or r.key == key]
+        if len(span) < params.min_frames or span[-1].t - span[0].t < params.min_hold_s:
+            return None, fused
     agreeing = [r for r in voted if r.key == key]
-    agreement = len(agreeing) / len(part)
+    agreement = len(agreeing) / len(span)
     if fused is not None:
         hand, sequence, confidence = fused.hand, fused.sequence, fused.confidence
     else:
@@ -147,8 +155,26 @@ def _event(part: list[FrameReading], params: EventParams, fuse: Fuse | None) -> 
     else:
         best_index = fused.reference
         best_t = next(r.t for r in part if r.index == best_index)
-    return Event(part[0].t, part[-1].t, hand, sequence, confidence, agreement, len(part),
-                 best_index, best_t, fused.frames if fused is not None else 0)
+    return Event(span[0].t, span[-1].t, hand, sequence, confidence, agreement, len(span),
+                 best_index, best_t, fused.frames if fused is not None else 0), fused
+
+
+def _events(part: list[FrameReading], params: EventParams, fuse: Fuse | None) -> list[Event]:
+    """The part's event, and — when fusion chose the frames of one hand — the events of the
+    frames left before and after it (two hands shown with no pause between, or a hand after
+    a stretch of something else read as a row)."""
+    ev, fused = _event(part, params, fuse)
+    if fused is None or not fused.members:
+        return [ev] if ev is not None else []
+    members = set(fused.members)
+    first = min(r.t for r in part if r.index in members)
+    last = max(r.t for r in part if r.index in members)
+    before = [r for r in part if r.t < first and r.index not in members]
+    after = [r for r in part if r.t > last and r.index not in members]
+    out = _events(before, params, fuse) if len(before) < len(part) else []
+    out += [ev] if ev is not None else []
+    out += _events(after, params, fuse) if len(after) < len(part) else []
+    return out
 
 
 def detect_events(readings: Sequence[FrameReading], params: EventParams = EventParams(),
@@ -162,7 +188,5 @@ def detect_events(readings: Sequence[FrameReading], params: EventParams = EventP
         if until_s is not None and until_s - run[-1].t <= params.max_gap_s:
             break  # the run may still grow
         for part in _split_on_change(run, params.min_frames):
-            ev = _event(part, params, fuse)
-            if ev is not None:
-                events.append(ev)
+            events += _events(part, params, fuse)
     return events

@@ -15,8 +15,14 @@ import numpy as np
 
 from audit.video import Frame
 
-# A winning hand has at least 14 tiles; fewer detected tiles cannot be a reveal.
+# A winning hand has at least 14 tiles.
 MIN_HAND_TILES = 14
+# A frame whose detector finds fewer tiles is not classified: no hand lies open there. Two
+# below a hand, since a tile or two of a revealed hand are missed in some frames (blur, glare).
+GATE_MIN_TILES = MIN_HAND_TILES - 2
+# A hand row with this many faces is kept for fusion (a hand seen in part: a tile missed, the
+# row cut in two by a misjudged gap) — and counts as a hand being shown.
+ROW_MIN_FACES = MIN_HAND_TILES - 4
 
 
 @dataclass(frozen=True)
@@ -31,7 +37,7 @@ class FrameReading:
     tiles: int = 0               # tiles found in the frame
     gate: str = "read"           # "read" | "still" (same picture as the last read) | "few-tiles"
     row: dict | None = None      # the hand row's tiles with their class candidates, kept when
-    #                              the frame shows a hand or nearly (13+ faces): see `fuse`
+    #                              the frame shows a hand or part of one (10+ faces): see `fuse`
 
     @property
     def key(self) -> str | None:
@@ -61,6 +67,7 @@ class Fused:
     confidence: float
     frames: int       # frames whose rows were fused
     reference: int    # frame index whose geometry was used
+    members: tuple[int, ...] = ()  # frame indices of the fused rows
 
 
 class FrameReader(Protocol):
@@ -105,8 +112,8 @@ class _OnceDetector:
 
 
 class PipelineFrameReader:
-    """`FrameReader` over the photo pipeline, with a cheap gate: when the detector finds fewer
-    tiles than a winning hand has, the frame is not classified at all."""
+    """`FrameReader` over the photo pipeline, with a cheap gate: when the detector finds clearly
+    fewer tiles than a winning hand has, the frame is not classified at all."""
 
     def __init__(self, models_dir: Path | None = None, threads: int = 1, players: int = 4):
         from vision.detect import TileDetector  # heavy (onnxruntime): only where frames are read
@@ -117,12 +124,13 @@ class PipelineFrameReader:
         self._reader = PhotoReader(models_dir=mdir, threads=threads, detector=self._detector)
         self.players = players
         digests = sorted(f"{p.name}:{_file_digest(p)}" for p in mdir.glob("*.onnx"))
-        self.identity = f"pipeline/players={players}/min_tiles={MIN_HAND_TILES}/" + ",".join(digests)
+        self.identity = (f"pipeline/players={players}/min_tiles={GATE_MIN_TILES}/row_faces={ROW_MIN_FACES}/"
+                         "fusion=2/") + ",".join(digests)
 
     def read(self, frame: Frame) -> FrameReading:
         boxes = self._detector.prime(frame.image)
         try:
-            if len(boxes) < MIN_HAND_TILES:
+            if len(boxes) < GATE_MIN_TILES:
                 return FrameReading(frame.index, frame.t, None, None, 0.0, len(boxes), "few-tiles")
             return reading_to_frame(self._reader.read(frame.image, players=self.players), frame)
         finally:
@@ -134,59 +142,9 @@ class PipelineFrameReader:
         return annotate(frame.image, self._reader.read(frame.image, players=self.players))
 
     def fuse(self, readings: list[FrameReading]) -> Fused | None:
+        from audit.fusion import fuse_rows
+
         return fuse_rows(readings, self.players)
-
-
-def fuse_rows(readings: list[FrameReading], players: int = 4) -> Fused | None:
-    """Read one hand from several frames of the same reveal: the rows of the most common
-    shape (groups × tiles) are aligned tile by tile, their class probabilities averaged in
-    log space, and the legal-hand search runs once on the result, on the geometry of the
-    surest frame. A tile misread in some frames is outvoted by the others even when no
-    single frame was read right. Shapes are tried from the most common; the first that makes
-    a legal hand wins."""
-    rows = [r for r in readings if r.row and r.gate != "still"]
-    shapes: dict[str, list[FrameReading]] = {}
-    for r in rows:
-        shapes.setdefault(json.dumps(r.row["shape"]), []).append(r)
-    # The most common shape first; a shape seen once is a glimpse, not a reading.
-    ranked = sorted(shapes.values(), key=lambda rs: (-len(rs), rs[0].t))
-    fallback = None
-    for group in ranked:
-        if len(group) < 2 and group is not ranked[0]:
-            break
-        fused = _fuse_group(group, players)
-        if fused.hand is not None:
-            return fused
-        fallback = fallback or fused
-    return fallback
-
-
-def _fuse_group(group: list[FrameReading], players: int) -> Fused:
-    """Fuse rows of one shape: per tile, the classes' log-probabilities averaged over the
-    frames; then one legal-hand search on the surest frame's geometry."""
-    from vision.reading import read_hand
-    from vision.recognize import Candidate, TileDetection
-
-    ref = max(group, key=lambda r: (r.row["mean_conf"], -r.t))
-    floor = 1e-4  # the probability of a class outside a frame's top-k
-    tiles = []
-    for k, t in enumerate(ref.row["tiles"]):
-        per_frame = [dict(r.row["tiles"][k]["cand"]) for r in group]
-        union = {label for c in per_frame for label in c}
-        scores = {label: float(sum(np.log(max(c.get(label, floor), floor)) for c in per_frame))
-                  for label in union}
-        labels = sorted(scores, key=lambda lb: (-scores[lb], lb))[:5]
-        logits = np.array([scores[lb] / len(group) for lb in labels])
-        probs = np.exp(logits - logits.max())
-        probs /= probs.sum()
-        cands = tuple(Candidate(lb, float(p)) for lb, p in zip(labels, probs))
-        tiles.append(TileDetection(tuple(t["box"]), tuple(t["frame_box"]), cands[0].label, t["rotation"],
-                                   cands[0].prob, cands, t["det"]))
-    reading = read_hand(tiles, players=players, row_angle=ref.row.get("row_angle"),
-                        image_size=tuple(ref.row["image_size"]) if ref.row.get("image_size") else None)
-    hand = reading.hand if not reading.error else None
-    return Fused(hand, reading.sequence or None, float(reading.confidence or 0.0) if hand else 0.0,
-                 len(group), ref.index)
 
 
 def reading_to_frame(reading, frame: Frame) -> FrameReading:
@@ -198,10 +156,10 @@ def reading_to_frame(reading, frame: Frame) -> FrameReading:
 
 
 def _row(reading) -> dict | None:
-    """The hand row's tiles (geometry + class candidates) when it shows 13+ faces, for `fuse`."""
+    """The hand row's tiles (geometry + class candidates) when it shows 10+ faces, for `fuse`."""
     order = [i for g in reading.groups for i in g.tiles]
     faces = [i for i in order if reading.tiles[i].label not in (None, "back")]
-    if len(faces) < MIN_HAND_TILES - 1:
+    if len(faces) < ROW_MIN_FACES:
         return None
     tiles = []
     for i in order:

@@ -20,7 +20,7 @@ from audit.video import Frame, VideoError, VideoInfo, read_frames
 
 
 # Bumped when the way frames are read or gated changes: a checkpoint of another version is not resumed.
-SCAN_VERSION = 2
+SCAN_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -41,14 +41,15 @@ class GateParams:
 
 
 def looks_like_a_hand(r: FrameReading) -> bool:
-    """A hand was read, or nearly: 10+ face-up tiles in the hand row (a tile or more missed or
-    misplaced in this frame may be found in the next), or a detector that found almost enough."""
-    if r.hand is not None:
+    """A hand was read, or part of one: a hand row kept for fusion, half a hand of faces read
+    (a row cut in two, tiles missed in this frame may be found in the next), or a detector that
+    found almost enough tiles."""
+    if r.hand is not None or r.row is not None:
         return True
     if r.gate == "few-tiles":
         return r.tiles >= MIN_HAND_TILES - 4
     faces = [tok for tok in (r.sequence or "").split() if tok != "|" and not tok.startswith("x")]
-    return len(faces) >= MIN_HAND_TILES - 4
+    return len(faces) >= MIN_HAND_TILES // 2
 
 
 class StillFrameGate:

@@ -1,53 +1,88 @@
 """Fusing the frames of a reveal with the real hand reader (vision.reading.read_hand) on rows
-built by hand: no frame alone is read right, together they are."""
+built by hand: no frame alone is read right, together they are — even when the frames see the
+row differently (a tile missed, a box doubled, the camera moved) or some show something else."""
 from __future__ import annotations
 
-from audit.reader import FrameReading, fuse_rows
+from audit.events import detect_events
+from audit.fusion import fuse_rows
+from audit.reader import FrameReading
 
 TRUE = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2z", "2z", "2z"]
 WRONG = {"1m": "7m", "2m": "5m", "3m": "8m", "4p": "1p", "5p": "3p", "6p": "9p", "7s": "1s", "8s": "3s",
-         "9s": "6s", "1z": "3z", "2z": "4z"}
+         "9s": "6s", "1z": "3z", "2z": "4z", "5z": "2s"}
+HAND = ("123m456p789s11222z", "2z")
 
 
-def row(misread: set[int], n: int = 14) -> dict:
-    """A hand row: 13 closed tiles in a line, the drawn tile apart; at `misread` positions the
-    true class is not even among the candidates."""
+def row(misread: set[int] = frozenset(), n: int = 14, *, shift: float = 0.0, zoom: float = 1.0,
+        missing: set[int] = frozenset(), doubled: set[int] = frozenset(), labels: list[str] = TRUE) -> dict:
+    """A hand row: 13 closed tiles in a line, the drawn tile apart, seen by a camera moved by
+    `shift` px and zoomed by `zoom`. At `misread` positions the true class is not even among the
+    candidates; `missing` tiles are not in the row; `doubled` ones have a second, shifted box."""
     tiles = []
     x = 100.0
     for k in range(n):
         if k == 13:
             x += 30  # the drawn tile lies apart
-        truth = TRUE[k]
+        truth = labels[k]
         cand = [[WRONG[truth], 0.9], ["5z", 0.05]] if k in misread else [[truth, 0.97], [WRONG[truth], 0.02]]
-        box = [x, 300.0, x + 40, 356.0]
-        tiles.append({"box": box, "frame_box": box, "rotation": 0, "det": 0.9, "cand": cand})
+        boxes = [[x, 300.0, x + 40, 356.0]] + ([[x + 12, 300.0, x + 52, 356.0]] if k in doubled else [])
+        if k not in missing:
+            for b in boxes:
+                box = [round(zoom * v + (shift if i % 2 == 0 else shift / 3), 1) for i, v in enumerate(b)]
+                tiles.append({"box": box, "frame_box": box, "rotation": 0, "det": 0.9, "cand": cand})
         x += 42
     return {"shape": [["closed", 13], ["drawn", 1]][: 2 if n == 14 else 1], "tiles": tiles, "mean_conf": 0.9,
             "row_angle": 0.0, "image_size": [1280, 720]}
 
 
-def frame(i: int, r: dict | None, hand=None) -> FrameReading:
-    return FrameReading(i, i / 2, hand, None, 0.0, 14, "read", r)
+def frame(i: int, r: dict | None, hand=None, t: float | None = None) -> FrameReading:
+    return FrameReading(i, i / 2 if t is None else t, hand, None, 0.0, 14, "read", r)
+
+
+def read(fused) -> tuple | None:
+    return None if fused is None or fused.hand is None else (fused.hand["concealed"], fused.hand["win_tile"])
 
 
 def test_frames_each_misread_once_fuse_to_the_right_hand():
     frames = [frame(i, row({k})) for i, k in enumerate([0, 4, 8, 11, 13])]
     for f in frames:  # alone, no frame gives the hand
-        alone = fuse_rows([f]).hand
-        assert alone is None or alone["concealed"] != "123m456p789s11222z" or alone["win_tile"] != "2z"
+        assert read(fuse_rows([f])) != HAND
     fused = fuse_rows(frames)
-    assert fused is not None and fused.hand is not None
-    assert fused.hand["concealed"] == "123m456p789s11222z" and fused.hand["win_tile"] == "2z"
-    assert fused.frames == 5 and fused.reference in range(5)
+    assert read(fused) == HAND
+    assert fused.frames == 5 and fused.reference in range(5) and fused.members == (0, 1, 2, 3, 4)
 
 
-def test_a_shape_seen_once_does_not_count_and_still_frames_are_not_votes():
+def test_rows_seen_differently_are_aligned_tile_by_tile():
+    """A missed tile, a doubled box, a moved and zoomed camera, a row seen in part: each frame
+    also misreads a tile, yet the tiles line up and the hand is read."""
+    frames = [
+        frame(0, row({0}, shift=35.0)),
+        frame(1, row({4}, missing={2})),                 # a tile missed: 13 in the row
+        frame(2, row({8}, doubled={6}, zoom=1.08)),       # a box doubled: 15 in the row
+        frame(3, row({11}, shift=-50.0, missing={0, 1, 2, 3})),  # the row's left end not seen
+        frame(4, row({13}, zoom=0.93, shift=20.0)),
+        frame(5, row({5}, missing={9})),
+    ]
+    fused = fuse_rows(frames)
+    assert read(fused) == HAND
+    assert fused.frames == 6
+
+
+def test_rows_of_something_else_neither_vote_nor_extend_the_event():
+    """A wall read as a row of faces (the same few classes over and over) before the reveal."""
+    wall = ["5z"] * 14
+    frames = [frame(i, row({(i * 3) % 14}, labels=wall, shift=80.0)) for i in range(6)]
+    frames += [frame(6 + i, row({k})) for i, k in enumerate([0, 4, 8, 11, 13])]
+    fused = fuse_rows(frames)
+    assert read(fused) == HAND and fused.members == (6, 7, 8, 9, 10)
+    events = detect_events(frames, fuse=fuse_rows)
+    assert len(events) == 1 and events[0].start_s == 3.0 and events[0].end_s == 5.0
+
+
+def test_still_frames_are_not_votes():
     good = [frame(i, row({i})) for i in range(3)]
-    odd = frame(9, {**row(set()), "shape": [["closed", 12], ["drawn", 1]]})
-    assert fuse_rows(good + [odd]).frames == 3
-    # the same misread repeated by still frames cannot outvote the frames actually read
     stills = [FrameReading(20 + i, 10 + i / 2, None, None, 0.0, 14, "still", row({0, 1, 2})) for i in range(9)]
-    assert fuse_rows(good + stills).hand["concealed"] == "123m456p789s11222z"
+    assert read(fuse_rows(good + stills)) == HAND
 
 
 def test_thirteen_tiles_fuse_to_no_hand():

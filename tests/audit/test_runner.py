@@ -216,6 +216,9 @@ def test_hand_like_readings_are_not_reused():
     assert looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 2p 3p | 4p", tiles=14))
     assert not looks_like_a_hand(FrameReading(0, 0, None, "x x x x x x x x x x x x x | x", tiles=14))
     assert looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p | x", tiles=14))
-    assert not looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m 6m 7m 8m 9m x | x", tiles=14))
+    # half a hand of faces: the row may be cut in two in this frame, read the next one
+    assert looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m 6m | 7m", tiles=20))
+    assert not looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m x x x x x | 6m", tiles=20))
+    assert looks_like_a_hand(FrameReading(0, 0, None, "x", tiles=14, row={"tiles": []}))
     assert looks_like_a_hand(FrameReading(0, 0, None, None, tiles=12, gate="few-tiles"))
     assert not looks_like_a_hand(FrameReading(0, 0, None, None, tiles=3, gate="few-tiles"))

@@ -1,0 +1,260 @@
+"""One hand from many frames: align the hand rows of a reveal's frames tile by tile, average
+each tile's class probabilities over the frames, and run the legal-hand search once.
+
+Frames of one reveal disagree in every way a photo can go wrong: a tile missed, a box doubled,
+the row cut in two, a tile read sideways, a face misread. So rows are not grouped by shape;
+each row is *aligned* to a reference row — tile order along the row, class similarity and
+position (after fitting the frame's scale and offset to the reference) — and a tile of the
+hand is whatever most frames saw at that place:
+
+- the reference is the row most like the others (the medoid); rows unlike it (another hand,
+  the wall read in a blurred frame) are left out, so they neither vote nor extend the event;
+- a tile most frames see but the reference missed is added (its box mapped into the
+  reference's coordinates); a box few frames have (a doubled box, a stray tile) is dropped;
+- per tile, the classes' log-probabilities are averaged over the frames that see it, and the
+  rotation is the one most frames read (upright on a tie).
+
+`vision.reading.read_hand` then lays out the fused tiles and fixes them into a legal hand if
+it can. Everything is deterministic (ties broken by frame order), so resumed and distributed
+runs fuse alike.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from audit.reader import FrameReading, Fused
+
+MAX_HAND_TILES = 18      # four kans: more tiles in the row is no hand (a wall, two rows joined)
+MIN_SIMILARITY = 0.45    # a row this unlike the reference is another picture, not a vote
+MIN_SUPPORT = 0.34       # a tile seen by fewer of the fused rows is dropped (doubled box, stray)
+ADD_SUPPORT = 0.4        # a tile the reference lacks is added when this share of rows has it
+MIN_GROUP = 3            # rows other than the most common picture's must be this many to be read
+FLOOR = 1e-4             # the probability of a class outside a frame's top-k
+
+
+@dataclass
+class _Row:
+    reading: FrameReading
+    cx: np.ndarray        # tile centres in the hand frame (row along +x)
+    cy: np.ndarray
+    width: float          # median tile width (upright tiles' short side)
+    dist: list[dict]      # per tile: plain class → probability (red fives as fives)
+    cand: list[dict]      # per tile: class → probability
+
+    @property
+    def tiles(self) -> list[dict]:
+        return self.reading.row["tiles"]
+
+    def __len__(self) -> int:
+        return len(self.cx)
+
+
+def _plain(label: str) -> str:
+    return "5" + label[1] if label[0] == "0" else label
+
+
+def _prepare(r: FrameReading) -> _Row:
+    tiles = r.row["tiles"]
+    fb = np.array([t["frame_box"] for t in tiles], float).reshape(-1, 4)
+    cx, cy = (fb[:, 0] + fb[:, 2]) / 2, (fb[:, 1] + fb[:, 3]) / 2
+    short = np.minimum(fb[:, 2] - fb[:, 0], fb[:, 3] - fb[:, 1])
+    cand, dist = [], []
+    for t in tiles:
+        c = {str(lb): float(p) for lb, p in t["cand"]}
+        d: dict[str, float] = {}
+        for lb, p in c.items():
+            d[_plain(lb)] = d.get(_plain(lb), 0.0) + p
+        cand.append(c)
+        dist.append(d)
+    return _Row(r, cx, cy, float(np.median(short)) if len(short) else 1.0, dist, cand)
+
+
+def _similarity(a: dict, b: dict) -> float:
+    """Bhattacharyya coefficient of two (truncated) class distributions, 0..1."""
+    return sum(np.sqrt(p * b[k]) for k, p in a.items() if k in b)
+
+
+def _align(ref: _Row, row: _Row, place: np.ndarray | None = None) -> tuple[float, list[tuple[int, int]]]:
+    """Order-preserving alignment of `row`'s tiles to `ref`'s (dynamic programming; skipping a
+    tile costs nothing). Pair score: class similarity; when `place` (row's centres mapped into
+    ref's frame) is given, only tiles at the same place pair, and closeness adds a little (so a
+    misread tile still pairs with the tile it is). Returns (summed class similarity of the
+    pairs, [(ref i, row j)])."""
+    n, m = len(ref), len(row)
+    sim = np.array([[_similarity(ref.dist[i], row.dist[j]) for j in range(m)] for i in range(n)]).reshape(n, m)
+    score = sim.copy()
+    if place is not None:
+        dx = np.abs(place[None, :] - ref.cx[:, None]) / ref.width
+        score = np.where(dx < 0.6, sim + 0.3 * (1.0 - dx), -1.0)
+    best = np.zeros((n + 1, m + 1))
+    for i in range(n):
+        for j in range(m):
+            best[i + 1, j + 1] = max(best[i, j + 1], best[i + 1, j], best[i, j] + score[i, j])
+    pairs = []
+    i, j = n, m
+    while i > 0 and j > 0:
+        if best[i, j] == best[i - 1, j]:
+            i -= 1
+        elif best[i, j] == best[i, j - 1]:
+            j -= 1
+        else:
+            pairs.append((i - 1, j - 1))
+            i, j = i - 1, j - 1
+    pairs.reverse()
+    return float(sum(sim[i, j] for i, j in pairs)), pairs
+
+
+def _fit(ref: _Row, row: _Row, pairs: list[tuple[int, int]]) -> tuple[float, float, float]:
+    """Scale and offsets mapping `row`'s hand frame onto `ref`'s (the camera moved and zoomed)."""
+    if len(pairs) >= 2:
+        i, j = np.array(pairs).T
+        xs, xr = row.cx[j], ref.cx[i]
+        if np.ptp(xs) > row.width:
+            s = float(np.polyfit(xs, xr, 1)[0])
+            if 0.5 < s < 2.0:
+                tx = float(np.median(xr - s * xs))
+                ty = float(np.median(ref.cy[i] - s * row.cy[j]))
+                return s, tx, ty
+    s = ref.width / max(row.width, 1e-6)
+    if pairs:
+        i, j = np.array(pairs).T
+        return s, float(np.median(ref.cx[i] - s * row.cx[j])), float(np.median(ref.cy[i] - s * row.cy[j]))
+    return s, float(np.median(ref.cx) - s * np.median(row.cx)), float(np.median(ref.cy) - s * np.median(row.cy))
+
+
+def _match(ref: _Row, row: _Row) -> tuple[float, list[tuple[int, int]], tuple[float, float, float]]:
+    """Align by classes, fit the camera change, align again by classes and place.
+    Returns (summed pair score, pairs, fit)."""
+    _, pairs = _align(ref, row)
+    fit = _fit(ref, row, pairs)
+    score, pairs = _align(ref, row, fit[0] * row.cx + fit[1])
+    return max(0.0, score), pairs, fit
+
+
+def plausible(r: FrameReading) -> bool:
+    """A row that could be a hand: kept by the reader, read (not reused), not too long."""
+    return bool(r.row) and r.gate != "still" and len(r.row["tiles"]) <= MAX_HAND_TILES
+
+
+def fuse_rows(readings: Sequence[FrameReading], players: int = 4) -> Fused | None:
+    """The hand these frames show, read from all their rows at once (see the module doc); None
+    if no frame has a plausible row. Rows are grouped around references (the row most like
+    the others first); the first group whose fused tiles make a legal complete hand wins —
+    otherwise the largest group's reading is returned with `hand` None (e.g. 13 tiles: a
+    tenpai hand shown at a draw)."""
+    rows = [_prepare(r) for r in readings if plausible(r)]
+    if not rows:
+        return None
+    # Similarity of two rows: their aligned pairs' class similarity over the longer row (how
+    # alike the pictures are: the reference is the row most like the others) or over the
+    # shorter one (does one show part of the other: a row cut short or a tile missed is
+    # still a vote for the tiles it shows).
+    n = len(rows)
+    alike = np.eye(n)
+    covers = np.eye(n)
+    matches: dict[tuple[int, int], tuple] = {}
+    for a in range(n):
+        for b in range(n):
+            if a != b:
+                matches[a, b] = _match(rows[a], rows[b])
+                alike[a, b] = matches[a, b][0] / max(len(rows[a]), len(rows[b]))
+                covers[a, b] = matches[a, b][0] / min(len(rows[a]), len(rows[b]))
+    left = list(range(n))
+    first = None
+    while len(left) >= (1 if first is None else MIN_GROUP):
+        # ties: the surer row, then the earlier
+        ref_i = max(left, key=lambda a: (round(float(alike[a, left].sum()), 6), rows[a].reading.row["mean_conf"], -a))
+        members = [b for b in left if b == ref_i or covers[ref_i, b] >= MIN_SIMILARITY]
+        if first is not None and len(members) < MIN_GROUP:
+            break
+        fused = _fuse_group(ref_i, members, rows, matches, players)
+        if fused.hand is not None:
+            return fused
+        first = first or fused
+        left = [b for b in left if b not in members]
+    return first
+
+
+def _fuse_group(ref_i: int, members: list[int], rows: list[_Row], matches: dict, players: int) -> Fused:
+    ref = rows[ref_i]
+    # Columns: the reference's tiles, then tiles most rows have where the reference has none.
+    cols: list[list[tuple[int, int]]] = [[(ref_i, i)] for i in range(len(ref))]
+    mapped: dict[int, tuple[float, float, float]] = {ref_i: (1.0, 0.0, 0.0)}
+    extra: list[tuple[float, int, int]] = []  # (x in ref frame, member, tile)
+    for b in members:
+        if b == ref_i:
+            continue
+        _, pairs, fit = matches[ref_i, b]
+        mapped[b] = fit
+        for i, j in pairs:
+            cols[i].append((b, j))
+        used = {j for _, j in pairs}
+        extra += [(fit[0] * rows[b].cx[j] + fit[1], b, j) for j in range(len(rows[b])) if j not in used]
+    extra.sort()
+    while extra:  # cluster leftover tiles by place, one tile per row per cluster
+        x0 = extra[0][0]
+        group = [e for e in extra if e[0] - x0 < 0.5 * ref.width]
+        seen, col = set(), []
+        for x, b, j in group:
+            if b not in seen:
+                seen.add(b)
+                col.append((b, j))
+        extra = [e for e in extra if e not in group]
+        if len(col) >= ADD_SUPPORT * len(members):
+            cols.append(col)
+    cols = [c for c in cols if len(c) >= MIN_SUPPORT * len(members)]
+    tiles = sorted(((len(c), _fuse_column(c, rows, mapped)) for c in cols),
+                   key=lambda st: (st[1].frame_box[0] + st[1].frame_box[2]) / 2)
+    # Two tiles of a row cannot lie in one place: of two overlapping columns (a box doubled in
+    # some frames), the one more frames saw stays.
+    kept: list[tuple[int, object]] = []
+    for support, t in tiles:
+        if kept and _overlap(kept[-1][1].frame_box, t.frame_box) > 0.5 * ref.width:
+            if support > kept[-1][0]:
+                kept[-1] = (support, t)
+            continue
+        kept.append((support, t))
+    tiles = [t for _, t in kept]
+
+    from vision.reading import read_hand
+
+    row = ref.reading.row
+    reading = read_hand(tiles, players=players, row_angle=row.get("row_angle"),
+                        image_size=tuple(row["image_size"]) if row.get("image_size") else None)
+    hand = reading.hand if not reading.error else None
+    return Fused(hand, reading.sequence or None, float(reading.confidence or 0.0) if hand else 0.0,
+                 len(members), ref.reading.index, tuple(sorted(rows[b].reading.index for b in members)))
+
+
+def _overlap(a, b) -> float:
+    return max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+
+
+def _fuse_column(col: list[tuple[int, int]], rows: list[_Row], mapped: dict):
+    """One tile from its sightings: mean log-probabilities, majority rotation, median box."""
+    from vision.recognize import Candidate, TileDetection
+
+    union = sorted({lb for b, j in col for lb in rows[b].cand[j]})
+    scores = {lb: float(np.mean([np.log(max(rows[b].cand[j].get(lb, FLOOR), FLOOR)) for b, j in col]))
+              for lb in union}
+    labels = sorted(scores, key=lambda lb: (-scores[lb], lb))[:5]
+    logits = np.array([scores[lb] for lb in labels])
+    probs = np.exp(logits - logits.max())
+    probs /= probs.sum()
+    cands = tuple(Candidate(lb, float(p)) for lb, p in zip(labels, probs))
+    turns = [rows[b].tiles[j]["rotation"] for b, j in col]
+    rotation = max(sorted(set(turns)), key=lambda r: (turns.count(r), r in (0, 180)))
+    frame_boxes, boxes = [], []
+    for b, j in col:
+        s, tx, ty = mapped[b]
+        x1, y1, x2, y2 = rows[b].tiles[j]["frame_box"]
+        frame_boxes.append([s * x1 + tx, s * y1 + ty, s * x2 + tx, s * y2 + ty])
+    ref_b, ref_j = col[0]
+    frame_box = tuple(float(v) for v in np.median(np.array(frame_boxes), axis=0))
+    box = tuple(float(v) for v in rows[ref_b].tiles[ref_j]["box"])  # for drawing only
+    det = float(np.mean([rows[b].tiles[j]["det"] for b, j in col]))
+    return TileDetection(box, frame_box, cands[0].label, rotation, cands[0].prob, cands, det)
+
