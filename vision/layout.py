@@ -29,6 +29,7 @@ GroupKind = Literal["closed", "drawn", "called", "minkan", "kakan", "ankan", "nu
 Direction = Literal["left", "across", "right"]
 MELD_KINDS = ("called", "minkan", "kakan", "ankan")
 
+SET_APART = 0.1  # the drawn tile's step over the trend of the closed tiles' steps (× a tile's width)
 GAP = 0.18  # a gap wider than this × a tile's width separates groups
 PEN_SIDEWAYS_CLOSED = 0.6  # the last closed tile lies sideways (a ron/winning tile shown turned)
 PEN_GAP_INSIDE = 1.0  # a group split by a visible gap
@@ -47,25 +48,28 @@ PEN_TRIM = 1.0  # a tile at an end of the row left out of the hand (it lies in l
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
 
 
-def _set_apart(closed_gaps: Sequence[float], unit: float) -> bool:
-    """Is the last closed tile a little apart: its gap clearly wider than the trend before it?
+def _set_apart(pitches: Sequence[float], unit: float) -> bool:
+    """Is the last closed tile a little apart: its pitch clearly wider than the trend before it?
 
-    Relative, not absolute: boxes of standing tiles seen from above overlap (every gap may be
-    negative), and perspective makes gaps drift along the row, so the last gap is compared with
-    the line fitted through the others.
+    `pitches` are the steps between neighbouring closed tiles, each the smaller of the steps of
+    their left and of their right box edges. Not box gaps: boxes of standing tiles overlap by as
+    much as a neighbour hides, and the last tile of a row, hidden by nothing, has a wider box; a
+    tile set apart moves both its edges, a wider box only one. Relative, not absolute:
+    perspective makes the pitch drift along the row, so the last step is compared with the line
+    fitted through the others, allowing for their scatter.
     """
-    if not closed_gaps:
+    if not pitches:
         return False
-    last, rest = closed_gaps[-1], np.asarray(closed_gaps[:-1], float)
+    last, rest = pitches[-1], np.asarray(pitches[:-1], float)
     if len(rest) >= 3:
         k = np.arange(len(rest))
         slope, icpt = np.polyfit(k, rest, 1)
         expected = slope * len(rest) + icpt
-        spread = float(np.abs(rest - (slope * k + icpt)).max())
+        spread = float(np.median(np.abs(rest - (slope * k + icpt))))
     else:
-        expected = float(rest.max()) if len(rest) else 0.0
+        expected = float(rest.max()) if len(rest) else last
         spread = 0.0
-    return last > expected + max(0.12 * unit, 2 * spread)
+    return last > expected + max(SET_APART * unit, 3 * spread)
 
 
 def plain(label: str) -> str:
@@ -240,6 +244,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         # gaps over the typical spacing of touching tiles (boxes may be loose, tight or overlap)
         gaps = [full_gaps[full_pos[row_idx[k]]] for k in range(len(row_idx) - 1)]  # (stretches are contiguous)
         big = [g > GAP * unit for g in gaps]
+        pitches = [min(fb[b][0] - fb[a][0], fb[b][2] - fb[a][2]) for a, b in zip(row_idx, row_idx[1:])]
         n = len(row_idx)
 
         def seg_melds(start: int) -> list[tuple[list[Group], float, float]]:
@@ -308,7 +313,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 inner = [k for k in range(c - 1) if big[k]]
                 drawn: tuple[int, ...] = ()
                 count = c + 3 * sum(g.is_meld for g in melds)
-                if c >= 2 and ((c - 2) in inner or (count == 14 and _set_apart(gaps[: c - 1], unit))):
+                if c >= 2 and ((c - 2) in inner or (count == 14 and ks[-1] == "U" and _set_apart(pitches[: c - 1], unit))):
                     drawn = (closed[-1],)  # the last closed tile set apart: the drawn tile
                     closed = closed[:-1]
                     if (c - 2) in inner:
@@ -335,17 +340,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     full = row_idx
     n_full = len(full)
     full_pos = {i: k for k, i in enumerate(full)}
-    raw = [fb[full[k + 1]][0] - fb[full[k]][2] for k in range(n_full - 1)]
-    # over the spacing of touching tiles nearby: perspective makes spacing drift along the row,
-    # and a low percentile, since melds add wide gaps to a short row
-    if len(raw) >= 4:
-        full_gaps = []
-        for k, g in enumerate(raw):
-            near = [raw[j] for j in range(max(0, k - 3), min(len(raw), k + 4)) if j != k]
-            full_gaps.append(g - float(np.percentile(near, 30)))
-    else:
-        baseline = min(raw + [0.0])
-        full_gaps = [g - baseline for g in raw]
+    full_gaps = _gaps(full, fb, unit)
     for a in range(0, MAX_TRIM + 1):  # distractors in line with the hand (a wall's end, a stray tile)
         for b in range(0, MAX_TRIM + 1):
             if n_full - a - b < (5 if a + b else 1):
@@ -367,6 +362,36 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                                    ("the row does not follow the usual layout",), 5.0))
     results.sort(key=lambda a: a.penalty)
     return results[:limit]
+
+
+def _gaps(row: Sequence[int], fb: dict, unit: float) -> list[float]:
+    """How far apart each two neighbours of the row lie, beyond the spacing of touching tiles.
+
+    Read from the steps of both box edges (the smaller one), not from the boxes' gap: a standing
+    tile's box takes in what it hides of its neighbour, and more so at a row's end (see
+    `_set_apart`). Touching tiles step by a spacing that drifts along the row with perspective:
+    a line is fitted through the steps near the median one (leaving out the groups' gaps and
+    overlapping boxes), and each step is measured from it.
+    """
+    if len(row) < 2:
+        return []
+    steps = np.array([min(fb[b][0] - fb[a][0], fb[b][2] - fb[a][2]) for a, b in zip(row, row[1:])], float)
+    if len(steps) < 4:
+        return list(steps - min(steps.min(), unit))
+    xs = np.array([(fb[a][2] + fb[b][0]) / 2 for a, b in zip(row, row[1:])], float)
+    xs = (xs - xs.mean()) / max(unit, 1e-6)
+    res = steps - np.median(steps)  # start level, then follow the drift of the inliers
+    inlier = np.zeros(len(steps), bool)
+    for _ in range(4):
+        keep = np.abs(res) < 0.1 * unit
+        if keep.sum() < 3:
+            keep = np.abs(res) <= np.sort(np.abs(res))[2]
+        if (keep == inlier).all():
+            break
+        inlier = keep
+        slope, icpt = np.polyfit(xs[inlier], steps[inlier], 1)
+        res = steps - (slope * xs + icpt)
+    return list(res)
 
 
 def _off_row_drawn(tiles: Sequence[TileDetection], row_idx: Sequence[int], stacked: dict[int, int],
