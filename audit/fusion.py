@@ -29,8 +29,8 @@ from audit.reader import FrameReading, Fused
 
 MAX_HAND_TILES = 18      # four kans: more tiles in the row is no hand (a wall, two rows joined)
 MIN_SIMILARITY = 0.45    # a row this unlike the reference is another picture, not a vote
-MIN_SUPPORT = 0.34       # a tile seen by fewer of the fused rows is dropped (doubled box, stray)
-ADD_SUPPORT = 0.4        # a tile the reference lacks is added when this share of rows has it
+MIN_SUPPORT = 0.34       # a tile fewer of the rows that see its place have is dropped (doubled box)
+ADD_SUPPORT = 0.4        # a tile the reference lacks is added when this share of those rows has it
 MIN_GROUP = 3            # rows other than the most common picture's must be this many to be read
 FLOOR = 1e-4             # the probability of a class outside a frame's top-k
 
@@ -148,25 +148,25 @@ def fuse_rows(readings: Sequence[FrameReading], players: int = 4) -> Fused | Non
     rows = [_prepare(r) for r in readings if plausible(r)]
     if not rows:
         return None
-    # Similarity of two rows: their aligned pairs' class similarity over the longer row (how
-    # alike the pictures are: the reference is the row most like the others) or over the
-    # shorter one (does one show part of the other: a row cut short or a tile missed is
-    # still a vote for the tiles it shows).
+    # Similarity of two rows: the summed class similarity of their aligned tiles (the reference
+    # is the row that shares most tiles with the others: a whole row, not one cut short), and
+    # that over the shorter row (does one show part of the other: a row cut short or a tile
+    # missed is still a vote for the tiles it shows).
     n = len(rows)
-    alike = np.eye(n)
+    raw = np.zeros((n, n))
     covers = np.eye(n)
     matches: dict[tuple[int, int], tuple] = {}
     for a in range(n):
         for b in range(n):
             if a != b:
                 matches[a, b] = _match(rows[a], rows[b])
-                alike[a, b] = matches[a, b][0] / max(len(rows[a]), len(rows[b]))
+                raw[a, b] = matches[a, b][0]
                 covers[a, b] = matches[a, b][0] / min(len(rows[a]), len(rows[b]))
     left = list(range(n))
     first = None
     while len(left) >= (1 if first is None else MIN_GROUP):
         # ties: the surer row, then the earlier
-        ref_i = max(left, key=lambda a: (round(float(alike[a, left].sum()), 6), rows[a].reading.row["mean_conf"], -a))
+        ref_i = max(left, key=lambda a: (round(float(raw[a, left].sum()), 6), rows[a].reading.row["mean_conf"], -a))
         members = [b for b in left if b == ref_i or covers[ref_i, b] >= MIN_SIMILARITY]
         if first is not None and len(members) < MIN_GROUP:
             break
@@ -181,6 +181,8 @@ def fuse_rows(readings: Sequence[FrameReading], players: int = 4) -> Fused | Non
 def _fuse_group(ref_i: int, members: list[int], rows: list[_Row], matches: dict, players: int) -> Fused:
     ref = rows[ref_i]
     # Columns: the reference's tiles, then tiles most rows have where the reference has none.
+    # "Most" counts only the rows that see that place: a row cut short says nothing of the
+    # tiles beyond its end.
     cols: list[list[tuple[int, int]]] = [[(ref_i, i)] for i in range(len(ref))]
     mapped: dict[int, tuple[float, float, float]] = {ref_i: (1.0, 0.0, 0.0)}
     extra: list[tuple[float, int, int]] = []  # (x in ref frame, member, tile)
@@ -193,19 +195,29 @@ def _fuse_group(ref_i: int, members: list[int], rows: list[_Row], matches: dict,
             cols[i].append((b, j))
         used = {j for _, j in pairs}
         extra += [(fit[0] * rows[b].cx[j] + fit[1], b, j) for j in range(len(rows[b])) if j not in used]
+    half = 0.5 * ref.width
+    spans = [(mapped[b][0] * rows[b].cx.min() + mapped[b][1] - half,
+              mapped[b][0] * rows[b].cx.max() + mapped[b][1] + half) for b in members]
+
+    def seen_by(x: float) -> int:
+        return max(1, sum(lo <= x <= hi for lo, hi in spans))
+
+    def place(col: list[tuple[int, int]]) -> float:
+        return float(np.median([mapped[b][0] * rows[b].cx[j] + mapped[b][1] for b, j in col]))
+
     extra.sort()
     while extra:  # cluster leftover tiles by place, one tile per row per cluster
         x0 = extra[0][0]
-        group = [e for e in extra if e[0] - x0 < 0.5 * ref.width]
+        group = [e for e in extra if e[0] - x0 < half]
         seen, col = set(), []
         for x, b, j in group:
             if b not in seen:
                 seen.add(b)
                 col.append((b, j))
         extra = [e for e in extra if e not in group]
-        if len(col) >= ADD_SUPPORT * len(members):
+        if len(col) >= ADD_SUPPORT * seen_by(place(col)):
             cols.append(col)
-    cols = [c for c in cols if len(c) >= MIN_SUPPORT * len(members)]
+    cols = [c for c in cols if len(c) >= MIN_SUPPORT * seen_by(place(c))]
     tiles = sorted(((len(c), _fuse_column(c, rows, mapped)) for c in cols),
                    key=lambda st: (st[1].frame_box[0] + st[1].frame_box[2]) / 2)
     # Two tiles of a row cannot lie in one place: of two overlapping columns (a box doubled in

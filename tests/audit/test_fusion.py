@@ -68,6 +68,15 @@ def test_rows_seen_differently_are_aligned_tile_by_tile():
     assert fused.frames == 6
 
 
+def test_tiles_at_the_end_of_the_row_count_among_the_rows_that_see_them():
+    """The row's left end is cut off in most frames (an arm, the frame's edge): the two frames
+    that see it decide those tiles; the frames that do not see them do not outvote them."""
+    frames = [frame(0, row({5})), frame(1, row({9}, shift=12.0))]
+    frames += [frame(2 + i, row({k}, missing={0, 1}, shift=-8.0 * i)) for i, k in enumerate([4, 8, 11, 13])]
+    fused = fuse_rows(frames)
+    assert read(fused) == HAND and fused.frames == 6
+
+
 def test_rows_of_something_else_neither_vote_nor_extend_the_event():
     """A wall read as a row of faces (the same few classes over and over) before the reveal."""
     wall = ["5z"] * 14
