@@ -114,6 +114,7 @@ class Arrangement:
     notes: tuple[str, ...] = field(default=())
     geometry: float = 0.0  # the part of `penalty` that does not depend on the tile classes
     upright: tuple[int, ...] = ()  # tiles read as sideways that this arrangement takes as upright
+    turned: tuple[int, ...] = ()  # tiles read as upright that it takes as sideways (an added kan's pair)
 
     @property
     def used(self) -> set[int]:
@@ -126,8 +127,10 @@ class Arrangement:
         for g in self.groups:
             # a drawn tile lying loose off the row has no meaningful "sideways" (it is not a call)
             loose = g.kind == "drawn" and g.tiles[0] not in in_row
+            # (a face-down tile is never turned: a closed kan's tiles lie along the row)
             out.append([SeqTile(tiles[i].label or BACK,
-                                sideways=(tiles[i].sideways and not loose and i not in self.upright) or i == g.added,
+                                sideways=((tiles[i].sideways or i in self.turned) and not loose and i not in self.upright
+                                          and tiles[i].label not in (None, BACK)) or i == g.added,
                                 stacked=i == g.added) for i in g.tiles])
         return out
 
@@ -141,12 +144,6 @@ class Arrangement:
             elif g.is_meld:
                 n += 3
         return n
-
-
-def _kind_of(t: TileDetection) -> str:
-    if t.label == BACK:
-        return "X"
-    return "S" if t.sideways else "U"
 
 
 def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
@@ -196,33 +193,40 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     row_idx.sort(key=lambda i: (fb[i][0] + fb[i][2]) / 2)
 
     # A sideways tile lying on another sideways tile of the row is an added kan's added tile.
+    # Both lie sideways, whatever one of their shapes said: only an added kan stacks two tiles.
+    side = {i for i, t in enumerate(tiles) if t.sideways}
     stacked: dict[int, int] = {}
     kept: list[int] = []
     for i in row_idx:
         # (whatever their shapes said: two tiles of one row cannot lie at the same place)
-        if kept and (tiles[i].sideways or tiles[kept[-1]].sideways) and \
+        if kept and (i in side or kept[-1] in side) and \
                 _overlap(fb[i], fb[kept[-1]]) > 0.5 * min(fb[i][2] - fb[i][0], fb[kept[-1]][2] - fb[kept[-1]][0]):
             lower, upper = (kept[-1], i) if fb[kept[-1]][1] > fb[i][1] else (i, kept[-1])
             kept[-1] = lower
             stacked[lower] = upper
+            side |= {lower, upper}
             continue
         kept.append(i)
     row_idx = kept
-    heights = [fb[i][3] - fb[i][1] for i in row_idx if tiles[i].sideways]
-    widths = [fb[i][2] - fb[i][0] for i in row_idx if not tiles[i].sideways]
+    heights = [fb[i][3] - fb[i][1] for i in row_idx if i in side]
+    widths = [fb[i][2] - fb[i][0] for i in row_idx if i not in side]
     unit = float(np.median(widths)) if widths else float(np.median(heights or [1.0]))
     long_side = float(np.median([max(fb[i][2] - fb[i][0], fb[i][3] - fb[i][1]) for i in row_idx]))
     in_row = set(row_idx)
     for pos, b in enumerate(list(row_idx)):
-        if not tiles[b].sideways or b in stacked:
+        if b in stacked or tiles[b].label in (None, BACK):
             continue
         short = fb[b][3] - fb[b][1]
         best, best_d = None, None
         for t, tile in enumerate(tiles):
-            if t in in_row or t in stacked.values() or tile.label is None or not tile.sideways:
+            if t in in_row or t in stacked.values() or tile.label in (None, BACK) or not (t in side or b in side):
                 continue
+            if (t in side) != (b in side) and plain(tile.label) != plain(tiles[b].label):
+                continue  # one looked upright: only the same tile on it makes them a kan's pair
             dy = (fb[b][1] + fb[b][3]) / 2 - (fb[t][1] + fb[t][3]) / 2
             ov = _overlap(fb[b], fb[t])
+            if any(_overlap(fb[o], fb[t]) > ov for o in row_idx if o != b):
+                continue  # it lies more on another tile of the row
             if ov > 0.4 * min(fb[b][2] - fb[b][0], fb[t][2] - fb[t][0]) and 0.3 * short <= abs(dy) <= 1.8 * short:
                 if best_d is None or abs(dy) < best_d:
                     best, best_d = (t, dy), abs(dy)
@@ -235,12 +239,14 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 in_row.discard(b)
                 in_row.add(t)
                 stacked[t] = b
+            side |= {b, t}
+    turned = tuple(sorted(i for i in side if not tiles[i].sideways))
 
     results: list[Arrangement] = []
 
     def enumerate_row(row_idx: list[int], trim_pen: float) -> None:
         """Every arrangement of this stretch of the row into results."""
-        kinds = [_kind_of(tiles[i]) for i in row_idx]
+        kinds = ["X" if tiles[i].label == BACK else "S" if i in side else "U" for i in row_idx]
         # gaps over the typical spacing of touching tiles (boxes may be loose, tight or overlap)
         gaps = [full_gaps[full_pos[row_idx[k]]] for k in range(len(row_idx) - 1)]  # (stretches are contiguous)
         big = [g > GAP * unit for g in gaps]
@@ -335,7 +341,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 groups.extend(melds)
                 pen += trim_pen
                 results.append(Arrangement(tuple(groups), round(pen + lpen, 6), tuple(row_idx), tuple(notes),
-                                           round(pen, 6), forced))
+                                           round(pen, 6), forced, turned))
 
     full = row_idx
     n_full = len(full)

@@ -423,6 +423,8 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     final = [t.with_label(labels[i]) if i in labels and labels[i] != t.label else t for i, t in enumerate(tiles)]
     for i in arr.upright:  # its shape looked sideways, but a closed tile stands upright
         final[i] = replace(final[i], rotation=0 if final[i].rotation == 270 else 180)
+    for i in arr.turned:  # it looked upright, but an added kan's tiles lie sideways
+        final[i] = replace(final[i], rotation=270 if final[i].rotation == 0 else 90)
     changes = [Change(i, tiles[i].label, labels[i], tiles[i].confidence, final[i].confidence)
                for i in sorted(labels) if labels[i] != tiles[i].label]
     groups = [_group_reading(g, labels) for g in arr.groups]
