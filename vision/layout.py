@@ -376,8 +376,8 @@ def _gaps(row: Sequence[int], fb: dict, unit: float) -> list[float]:
     Read from the steps of both box edges (the smaller one), not from the boxes' gap: a standing
     tile's box takes in what it hides of its neighbour, and more so at a row's end (see
     `_set_apart`). Touching tiles step by a spacing that drifts along the row with perspective:
-    a line is fitted through the steps near the median one (leaving out the groups' gaps and
-    overlapping boxes), and each step is measured from it.
+    a line is fitted through the steps (robustly, leaving out the groups' gaps and overlapping
+    boxes), and each step is measured from it.
     """
     if len(row) < 2:
         return []
@@ -386,7 +386,11 @@ def _gaps(row: Sequence[int], fb: dict, unit: float) -> list[float]:
         return list(steps - min(steps.min(), unit))
     xs = np.array([(fb[a][2] + fb[b][0]) / 2 for a, b in zip(row, row[1:])], float)
     xs = (xs - xs.mean()) / max(unit, 1e-6)
-    res = steps - np.median(steps)  # start level, then follow the drift of the inliers
+    # a robust start (Theil-Sen: the median slope of all pairs), then a fit through the inliers
+    i, j = np.triu_indices(len(steps), 1)
+    slope = float(np.median((steps[j] - steps[i]) / np.maximum(xs[j] - xs[i], 1e-6)))
+    res = steps - slope * xs
+    res -= np.median(res)
     inlier = np.zeros(len(steps), bool)
     for _ in range(4):
         keep = np.abs(res) < 0.1 * unit
