@@ -6,7 +6,7 @@ for less than `max_gap_s` — blur, an arm passing over — do not break a run).
 a different legal hand is read durably (`min_frames` frames in a row), so two hands shown one
 after the other are two events. A part with at least `min_frames` such frames spanning
 `min_hold_s` is a candidate. Its hand is the legal hand most frames read when the vote is
-clear (`min_frames` agree, and half of the frames that read a legal hand); otherwise it is read
+clear (`min_frames` agree, and half of the frames that show the hand); otherwise it is read
 from all its frames at once when the reader can fuse them (per-tile probabilities averaged over
 the frames, one legal-hand search). No complete legal hand, no event — so a
 tenpai hand shown at a draw is not a win.
@@ -119,7 +119,8 @@ def _vote(voted: list[FrameReading], params: EventParams) -> tuple[str | None, i
 
 def _event(part: list[FrameReading], params: EventParams, fuse: Fuse | None) -> tuple[Event | None, Fused | None]:
     """The part's hand: a clear vote of per-frame legal hands (at least `min_frames`, and half
-    of the frames that read one); otherwise the frames fused; otherwise a weaker vote.
+    of the part's frames: a hand read now and then, melds or the drawn tile missed in the other
+    frames, is no clear vote); otherwise the frames fused; otherwise a weaker vote.
     A fused event spans the frames whose rows were fused (rows unlike the hand — the wall, a
     face-down hand misread — are not part of it)."""
     if len(part) < params.min_frames or part[-1].t - part[0].t < params.min_hold_s:
@@ -127,7 +128,7 @@ def _event(part: list[FrameReading], params: EventParams, fuse: Fuse | None) -> 
     voted = [r for r in part if r.key is not None]
     key, count = _vote(voted, params)
     fused = None
-    if key is None or count * 2 < len(voted):
+    if key is None or count * 2 < len(part):
         fused = fuse(part) if fuse is not None else None
         if fused is not None and fused.hand is not None:
             key = json.dumps(fused.hand, sort_keys=True)

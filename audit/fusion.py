@@ -35,13 +35,17 @@ MIN_GROUP = 3            # rows other than the most common picture's must be thi
 FLOOR = 1e-4             # the probability of a class outside a frame's top-k
 
 
+_KINDS = [f"{n}{s}" for s in "mps" for n in range(1, 10)] + [f"{n}z" for n in range(1, 8)] + ["back"]
+_KIND = {k: i for i, k in enumerate(_KINDS)}
+
+
 @dataclass
 class _Row:
     reading: FrameReading
     cx: np.ndarray        # tile centres in the hand frame (row along +x)
     cy: np.ndarray
     width: float          # median tile width (upright tiles' short side)
-    dist: list[dict]      # per tile: plain class → probability (red fives as fives)
+    root: np.ndarray      # per tile: √probability of each kind (red fives as fives), tiles × kinds
     cand: list[dict]      # per tile: class → probability
 
     @property
@@ -61,20 +65,15 @@ def _prepare(r: FrameReading) -> _Row:
     fb = np.array([t["frame_box"] for t in tiles], float).reshape(-1, 4)
     cx, cy = (fb[:, 0] + fb[:, 2]) / 2, (fb[:, 1] + fb[:, 3]) / 2
     short = np.minimum(fb[:, 2] - fb[:, 0], fb[:, 3] - fb[:, 1])
-    cand, dist = [], []
-    for t in tiles:
+    cand = []
+    dist = np.zeros((len(tiles), len(_KINDS)))
+    for k, t in enumerate(tiles):
         c = {str(lb): float(p) for lb, p in t["cand"]}
-        d: dict[str, float] = {}
         for lb, p in c.items():
-            d[_plain(lb)] = d.get(_plain(lb), 0.0) + p
+            if _plain(lb) in _KIND:
+                dist[k, _KIND[_plain(lb)]] += p
         cand.append(c)
-        dist.append(d)
-    return _Row(r, cx, cy, float(np.median(short)) if len(short) else 1.0, dist, cand)
-
-
-def _similarity(a: dict, b: dict) -> float:
-    """Bhattacharyya coefficient of two (truncated) class distributions, 0..1."""
-    return sum(np.sqrt(p * b[k]) for k, p in a.items() if k in b)
+    return _Row(r, cx, cy, float(np.median(short)) if len(short) else 1.0, np.sqrt(dist), cand)
 
 
 def _align(ref: _Row, row: _Row, place: np.ndarray | None = None) -> tuple[float, list[tuple[int, int]]]:
@@ -84,15 +83,19 @@ def _align(ref: _Row, row: _Row, place: np.ndarray | None = None) -> tuple[float
     misread tile still pairs with the tile it is). Returns (summed class similarity of the
     pairs, [(ref i, row j)])."""
     n, m = len(ref), len(row)
-    sim = np.array([[_similarity(ref.dist[i], row.dist[j]) for j in range(m)] for i in range(n)]).reshape(n, m)
+    sim = ref.root @ row.root.T  # Bhattacharyya coefficients of the class distributions, 0..1
     score = sim.copy()
     if place is not None:
         dx = np.abs(place[None, :] - ref.cx[:, None]) / ref.width
         score = np.where(dx < 0.6, sim + 0.3 * (1.0 - dx), -1.0)
+    # best[i, j]: the best alignment of the first i ref tiles with the first j row tiles;
+    # a row of the table at a time: best[i+1, j+1] = max(best[i, j+1], best[i+1, j], best[i, j] + score)
     best = np.zeros((n + 1, m + 1))
     for i in range(n):
-        for j in range(m):
-            best[i + 1, j + 1] = max(best[i, j + 1], best[i + 1, j], best[i, j] + score[i, j])
+        step = np.empty(m + 1)
+        step[0] = 0.0
+        step[1:] = np.maximum(best[i, 1:], best[i, :-1] + score[i])
+        best[i + 1] = np.maximum.accumulate(step)
     pairs = []
     i, j = n, m
     while i > 0 and j > 0:
@@ -148,26 +151,28 @@ def fuse_rows(readings: Sequence[FrameReading], players: int = 4) -> Fused | Non
     rows = [_prepare(r) for r in readings if plausible(r)]
     if not rows:
         return None
-    # Similarity of two rows: the summed class similarity of their aligned tiles (the reference
-    # is the row that shares most tiles with the others: a whole row, not one cut short), and
-    # that over the shorter row (does one show part of the other: a row cut short or a tile
-    # missed is still a vote for the tiles it shows).
+    # The reference is the row that shares most tiles with the others (a whole row, not one
+    # cut short): tiles shared, counted on the rows' class distributions (order-free, cheap).
+    # A row belongs to the reference's group when, aligned to it, its tiles match over the
+    # shorter of the two (a row cut short or a tile missed is still a vote for the tiles it
+    # shows).
     n = len(rows)
-    raw = np.zeros((n, n))
-    covers = np.eye(n)
+    bags = np.array([(r.root ** 2).sum(axis=0) for r in rows])
+    shared = np.minimum(bags[:, None, :], bags[None, :, :]).sum(axis=2)
+    np.fill_diagonal(shared, 0.0)
     matches: dict[tuple[int, int], tuple] = {}
-    for a in range(n):
-        for b in range(n):
-            if a != b:
-                matches[a, b] = _match(rows[a], rows[b])
-                raw[a, b] = matches[a, b][0]
-                covers[a, b] = matches[a, b][0] / min(len(rows[a]), len(rows[b]))
     left = list(range(n))
     first = None
     while len(left) >= (1 if first is None else MIN_GROUP):
         # ties: the surer row, then the earlier
-        ref_i = max(left, key=lambda a: (round(float(raw[a, left].sum()), 6), rows[a].reading.row["mean_conf"], -a))
-        members = [b for b in left if b == ref_i or covers[ref_i, b] >= MIN_SIMILARITY]
+        ref_i = max(left, key=lambda a: (round(float(shared[a, left].sum()), 6), rows[a].reading.row["mean_conf"], -a))
+        members = [ref_i]
+        for b in left:
+            if b != ref_i:
+                matches[ref_i, b] = _match(rows[ref_i], rows[b])
+                if matches[ref_i, b][0] / min(len(rows[ref_i]), len(rows[b])) >= MIN_SIMILARITY:
+                    members.append(b)
+        members.sort()
         if first is not None and len(members) < MIN_GROUP:
             break
         fused = _fuse_group(ref_i, members, rows, matches, players)

@@ -105,12 +105,15 @@ def test_clear_vote_wins_without_fusion():
 
 
 def test_split_vote_is_settled_by_fusion():
+    """A vote is clear when one legal hand is read in at least half of the frames that show
+    the hand; otherwise every frame's row counts (fusion). A hand read now and then — melds
+    missed, the win tile taken from the row — must not win against frames that show more."""
     fuse = FakeFuse(B)
-    ev = detect_events(near("AAArBrBr"), fuse=fuse)  # A 3 of 5 legal reads: a clear vote
+    ev = detect_events(near("AAArAr"), fuse=fuse)  # A 4 of 6 frames: a clear vote
     assert [e.hand for e in ev] == [A] and fuse.calls == []
     fuse2 = FakeFuse(B)
-    ev2 = detect_events(near("ArBrArBrB"), fuse=fuse2)  # A 2, B 3 of 5 legal: B has ≥ half
-    assert [e.hand for e in ev2] == [B] and fuse2.calls == []
+    ev2 = detect_events(near("AAArBrBr"), fuse=fuse2)  # A 3 of 8 frames: the rows decide
+    assert [e.hand for e in ev2] == [B] and len(fuse2.calls) == 1
     fuse3 = FakeFuse(C)
     ev3 = detect_events(near("ArBrCrArBrC"), fuse=fuse3)  # 2 each: no clear vote
     assert [e.hand for e in ev3] == [C] and len(fuse3.calls) == 1
