@@ -34,6 +34,23 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 VERSION = 4  # bump when the footage changes, so caches are rebuilt
+# The scene renderer's modules: footage made with other tile faces or tables is other footage
+# (CI renders afresh; a cached video must not silently test yesterday's faces).
+RENDERER_MODULES = ("tsumo_synth.faces", "tsumo_synth.fonts", "tsumo_synth.layouts", "tsumo_synth.scene",
+                    "tsumo_synth.tables", "tsumo_synth.tiles")
+
+
+def renderer_digest() -> str:
+    """A hash of the renderer's source files (read, not imported)."""
+    import importlib.util
+
+    h = hashlib.sha256()
+    for name in RENDERER_MODULES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.origin:
+            raise RuntimeError(f"the scene renderer module {name} is not importable (datasets/ on the path?)")
+        h.update(name.encode() + b"\0" + Path(spec.origin).read_bytes())
+    return h.hexdigest()[:12]
 
 
 @dataclass(frozen=True)
@@ -47,7 +64,8 @@ class SynthSpec:
     rules: str = "tenhou"
 
     def digest(self) -> str:
-        return hashlib.sha256(json.dumps({**asdict(self), "v": VERSION}, sort_keys=True).encode()).hexdigest()[:12]
+        key = {**asdict(self), "v": VERSION, "renderer": renderer_digest()}
+        return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
 
 
 @dataclass
