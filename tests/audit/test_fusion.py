@@ -9,8 +9,11 @@ from audit.reader import FrameReading
 
 TRUE = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "2z", "2z", "2z"]
 WRONG = {"1m": "7m", "2m": "5m", "3m": "8m", "4p": "1p", "5p": "3p", "6p": "9p", "7s": "1s", "8s": "3s",
-         "9s": "6s", "1z": "3z", "2z": "4z", "5z": "2s"}
+         "9s": "6s", "1z": "3z", "2z": "4z", "5z": "2s", "4m": "9m", "7p": "1p", "3s": "8s", "4s": "1s",
+         "5s": "2s", "6z": "3z", "7z": "1z"}
 HAND = ("123m456p789s11222z", "2z")
+OTHER = ["2m", "3m", "4m", "5p", "6p", "7p", "3s", "4s", "5s", "6z", "6z", "7z", "7z", "7z"]
+OTHER_HAND = ("234m567p345s66777z", "7z")
 
 
 def row(misread: set[int] = frozenset(), n: int = 14, *, shift: float = 0.0, zoom: float = 1.0,
@@ -86,6 +89,16 @@ def test_rows_of_something_else_neither_vote_nor_extend_the_event():
     assert read(fused) == HAND and fused.members == (6, 7, 8, 9, 10)
     events = detect_events(frames, fuse=fuse_rows)
     assert len(events) == 1 and events[0].start_s == 3.0 and events[0].end_s == 5.0
+
+
+def test_two_hands_shown_one_after_the_other_are_two_events():
+    """No pause between two reveals and no frame reads either hand alone: the rows of each
+    hand are fused apart."""
+    frames = [frame(i, row({k})) for i, k in enumerate([0, 4, 8, 11, 13, 2])]
+    frames += [frame(6 + i, row({k}, labels=OTHER, shift=-30.0)) for i, k in enumerate([1, 5, 9, 12, 3])]
+    events = detect_events(frames, fuse=fuse_rows)
+    assert [(e.hand["concealed"], e.hand["win_tile"]) for e in events] == [HAND, OTHER_HAND]
+    assert events[0].end_s < events[1].start_s
 
 
 def test_still_frames_are_not_votes():
