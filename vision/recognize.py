@@ -95,13 +95,17 @@ class Row:
         return a
 
 
-def find_rows(boxes: np.ndarray, *, max_tilt: float | None = None, limit: int = 5) -> list[Row]:
+def find_rows(boxes: np.ndarray, *, max_tilt: float | None = None, limit: int = 5,
+              weights: np.ndarray | None = None) -> list[Row]:
     """Lines of similar-sized tiles whose centres are collinear and close to each other.
 
     A RANSAC-like search: every pair of neighbouring tiles proposes a line; its support is the
     chain of tiles near that line with no large gap. The score favours many and large tiles (the
     hand is the row nearest the camera, walls and discards are smaller or shorter). `max_tilt`
     (degrees) limits the lines to near-horizontal ones (used once the photo is deskewed).
+    `weights` (per tile, default 1) say how much a tile counts toward a row's score, e.g. less
+    for a face-down tile (walls); rows are scored before overlapping ones are dropped, so a
+    wall in line with a hand cannot hide the hand's own row.
     """
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     n = len(boxes)
@@ -138,6 +142,17 @@ def find_rows(boxes: np.ndarray, *, max_tilt: float | None = None, limit: int = 
             chain2 = _chain(centres, sizes, np.array([x0, y0]), d2, unit2, seed=i)
             if i in chain2 and len(chain2) >= len(chain):
                 chain, d, unit = chain2, d2, unit2
+        # once more through the longest stretch without a gap: tiles in line beyond a gap (a
+        # wall's end, discards) can pull the line off the hand's and cost it its end tiles
+        core = _longest_run(centres, chain, d, unit)
+        if 3 <= len(core) < len(chain):
+            vx, vy, x0, y0 = cv2.fitLine(centres[core].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+            d3 = np.array([vx, vy], float)
+            d3 = d3 if d3 @ d >= 0 else -d3
+            if max_tilt is None or abs(d3[1]) <= math.sin(math.radians(max_tilt)):
+                chain3 = _chain(centres, sizes, np.array([x0, y0]), d3, unit, seed=i)
+                if i in chain3 and set(core) <= set(chain3) and len(chain3) <= len(chain):
+                    chain, d = chain3, d3
         key = tuple(sorted(chain))
         if key in seen:
             continue
@@ -146,7 +161,7 @@ def find_rows(boxes: np.ndarray, *, max_tilt: float | None = None, limit: int = 
         t = (centres[list(chain)] - centres[i]) @ d
         ordered = tuple(int(k) for _, k in sorted(zip(t.tolist(), chain)))
         member_sizes = sizes[list(chain)]
-        score = float(len(chain) * np.median(member_sizes))
+        score = float((len(chain) if weights is None else float(np.sum(weights[list(chain)]))) * np.median(member_sizes))
         seen[key] = Row(ordered, tuple(map(float, centres[i])), (float(d[0]), float(d[1])),
                         float(np.median(member_sizes)), score)
     rows = sorted(seen.values(), key=lambda r: -r.score)
@@ -168,12 +183,28 @@ def _chain(centres, sizes, origin, d, unit, seed) -> list[int]:
     order = idx[np.argsort(t[idx])]
     pos = int(np.nonzero(order == seed)[0][0])
     lo = hi = pos
-    max_step = 3.2 * unit  # melds may lie up to ~2 tiles away from the closed part
-    while lo > 0 and t[order[lo]] - t[order[lo - 1]] < max_step:
+    def linked(a: int, b: int) -> bool:
+        """Melds lie up to ~2 tiles from what is before them; up to ~2.5 if squarely in line."""
+        step = abs(t[b] - t[a])
+        return step < 3.2 * unit or (step < 4.0 * unit and off[b] < 0.2 * unit)
+
+    while lo > 0 and linked(order[lo], order[lo - 1]):
         lo -= 1
-    while hi < len(order) - 1 and t[order[hi + 1]] - t[order[hi]] < max_step:
+    while hi < len(order) - 1 and linked(order[hi], order[hi + 1]):
         hi += 1
     return [int(k) for k in order[lo : hi + 1]]
+
+
+def _longest_run(centres, chain, d, unit) -> list[int]:
+    """The longest stretch of the chain whose neighbours lie less than ~1 tile apart."""
+    order = sorted(chain, key=lambda k: centres[k] @ d)
+    best, start = (0, 1), 0
+    for k in range(1, len(order) + 1):
+        if k == len(order) or (centres[order[k]] - centres[order[k - 1]]) @ d > 2.0 * unit:
+            if k - start > best[1] - best[0]:
+                best = (start, k)
+            start = k
+    return order[best[0]:best[1]]
 
 
 def _distinct(rows: list[Row]) -> list[Row]:
@@ -351,7 +382,7 @@ def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.nda
     return log_odds > 0, np.abs(log_odds) < AMBIGUOUS, log_odds
 
 
-def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 2.6) -> np.ndarray:
+def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3) -> np.ndarray:
     """Tiles close enough to the row to matter (stacked kan tiles, the drawn tile, nuki-dora)."""
     rb = frame_boxes[list(row)]
     long_side = float(np.median(np.maximum(rb[:, 2] - rb[:, 0], rb[:, 3] - rb[:, 1])))
@@ -378,6 +409,35 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     scores = np.array([b.score for b in boxes], float)
     fb = (fb - side / 2) / scale
     return fb, scores
+
+
+def _level(frame_boxes: np.ndarray, row: Sequence[int]) -> float:
+    """Degrees to turn the frame by so that the row's longest unbroken stretch runs level
+    (0 when it already does, within a degree, or when the stretch is too short to tell)."""
+    centres = (frame_boxes[:, :2] + frame_boxes[:, 2:]) / 2
+    sizes = np.sqrt(np.prod(np.maximum(frame_boxes[:, 2:] - frame_boxes[:, :2], 1e-6), axis=1))
+    if len(row) < 4:
+        return 0.0
+    core = _longest_run(centres, list(row), np.array([1.0, 0.0]), float(np.median(sizes[list(row)])))
+    if len(core) < 4:
+        return 0.0
+    pts = centres[core]
+    vx, vy, x0, y0 = cv2.fitLine(pts.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+    off = np.abs((pts - [x0, y0]) @ np.array([-vy, vx]))
+    if off.max() > 0.12 * float(np.median(sizes[core])):
+        return 0.0  # not one straight line (standing and flat tiles side by side): leave it
+    delta = -math.degrees(math.atan2(vy, vx) if vx > 0 else math.atan2(-vy, -vx))
+    return delta if 1.5 < abs(delta) < 10.0 else 0.0
+
+
+def _turn_frame(frame: Frame, frame_boxes: np.ndarray, degrees: float) -> tuple[Frame, np.ndarray]:
+    """The frame turned by a few degrees more, and the boxes' centres turned with it (their
+    sizes barely change for so small a turn)."""
+    a = math.radians(degrees)
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    c = ((frame_boxes[:, :2] + frame_boxes[:, 2:]) / 2) @ rot.T
+    half = (frame_boxes[:, 2:] - frame_boxes[:, :2]) / 2
+    return Frame(frame.angle + degrees, frame.centre), np.hstack([c - half, c + half])
 
 
 def tidy_boxes(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -433,6 +493,11 @@ def _pick_row(rows: list[Row], p_back: np.ndarray) -> Row:
     return max(rows[:4], key=lambda r: r.score * (1.15 - float(np.mean(p_back[list(r.indices)]))))
 
 
+def _face_weights(p_back: np.ndarray) -> np.ndarray:
+    """How much each tile counts toward a hand row: a face-down one hardly (see `find_rows`)."""
+    return 1.15 - p_back
+
+
 def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
               classify_all: bool = False) -> Recognition:
     """Detect, deskew, orient and classify the tiles of one photo (RGB uint8).
@@ -484,8 +549,13 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             new_centres = (photo_boxes[:, :2] + photo_boxes[:, 2:]) / 2
             nearest = np.argmin(np.linalg.norm(new_centres[:, None] - old_centres[None], axis=2), axis=1)
             p_back = p_back[nearest]
-    frame_rows = find_rows(frame_boxes, max_tilt=12.0, limit=6)
-    row_idx = _pick_row(frame_rows, p_back).indices if frame_rows else tuple(range(len(frame_boxes)))
+    frame_rows = find_rows(frame_boxes, max_tilt=12.0, limit=6, weights=_face_weights(p_back))
+    row_idx = frame_rows[0].indices if frame_rows else tuple(range(len(frame_boxes)))
+    level = _level(frame_boxes, row_idx)
+    if level:  # the row still leans (its line was drawn off by tiles in line beyond a gap)
+        frame, frame_boxes = _turn_frame(frame, frame_boxes, level)
+        frame_rows = find_rows(frame_boxes, max_tilt=12.0, limit=6, weights=_face_weights(p_back))
+        row_idx = frame_rows[0].indices if frame_rows else tuple(range(len(frame_boxes)))
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
     if len(frame_rows) > 1:  # the runner-up row too: the reading step may find the hand there

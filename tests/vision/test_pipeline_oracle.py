@@ -39,11 +39,19 @@ class OracleDetector:
                 for b in (self._box(t.box) for t in self.labels.tiles)]
 
     def detect_turned(self, image, frame):
-        """Boxes a detector would find on the photo turned into `frame`. A flat tile's visible
-        part is about its face quad; a standing tile also shows its top, so its photo box is
-        taken back into the frame (`Frame.boxes_to_frame`), widened to hold the face quad."""
+        """Boxes a detector would find on the photo turned into `frame`: a detector boxes a
+        tile's visible part, axis-aligned in the image it is given, so the box is that of the
+        tile's visible pixels (their convex hull, from the renderer) turned into the frame.
+        Labels without hulls (older renders): a flat tile's visible part is about its face
+        quad; a standing tile also shows its top, so its photo box is taken back into the frame
+        (`Frame.boxes_to_frame`), widened to hold the face quad."""
         boxes = []
         for t in self.labels.tiles:
+            hull = getattr(t, "hull", None)
+            if hull:
+                q = frame.to_frame(np.array(hull, float))
+                boxes.append(self._box((*q.min(0), *q.max(0))))
+                continue
             q = frame.to_frame(np.array(t.quad))
             lo, hi = q.min(0), q.max(0)
             if t.standing:
