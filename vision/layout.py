@@ -221,8 +221,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         for t, tile in enumerate(tiles):
             if t in in_row or t in stacked.values() or tile.label in (None, BACK) or not (t in side or b in side):
                 continue
-            if (t in side) != (b in side) and plain(tile.label) != plain(tiles[b].label):
-                continue  # one looked upright: only the same tile on it makes them a kan's pair
+            if (t in side) != (b in side) and (plain(tile.label) != plain(tiles[b].label) or _has_neighbour(tiles, t, in_row)):
+                continue  # one looked upright: only the same tile, lying alone on it, makes them a kan's pair
             dy = (fb[b][1] + fb[b][3]) / 2 - (fb[t][1] + fb[t][3]) / 2
             ov = _overlap(fb[b], fb[t])
             if any(_overlap(fb[o], fb[t]) > ov for o in row_idx if o != b):
@@ -368,6 +368,19 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                                    ("the row does not follow the usual layout",), 5.0))
     results.sort(key=lambda a: a.penalty)
     return results[:limit]
+
+
+def _has_neighbour(tiles: Sequence[TileDetection], t: int, exclude: set[int]) -> bool:
+    """Does another tile (not in `exclude`) touch tile t (a wall, discards: not a lone stacked tile)?"""
+    bx1, by1, bx2, by2 = tiles[t].frame_box
+    margin = 0.15 * max(bx2 - bx1, by2 - by1)
+    for o, other in enumerate(tiles):
+        if o == t or o in exclude:
+            continue
+        ox1, oy1, ox2, oy2 = other.frame_box
+        if max(ox1 - bx2, bx1 - ox2, oy1 - by2, by1 - oy2) < margin:
+            return True
+    return False
 
 
 def _gaps(row: Sequence[int], fb: dict, unit: float) -> list[float]:
