@@ -180,6 +180,9 @@ class TileLabel:
     standing: bool
     visible: float                           # share of the tile's silhouette that is visible in the photo
     kind: str                                # hand | wall | discard | other_hand | loose | dora
+    # convex hull of the visible pixels (pixel centres): the tight box of the tile in a turned copy
+    # of the photo is the box of the turned hull (what a detector sees after the reader levels the row)
+    hull: list[tuple[float, float]] = field(default_factory=list)
 
 
 @dataclass
@@ -203,6 +206,7 @@ class PhotoLabels:
             t["box"] = [round(v, 2) for v in t["box"]]
             t["quad"] = [[round(x, 2), round(y, 2)] for x, y in t["quad"]]
             t["visible"] = round(t["visible"], 3)
+            t["hull"] = [[round(x, 1), round(y, 1)] for x, y in t["hull"]]
         return d
 
 
@@ -815,6 +819,8 @@ def _labels(poses: list[L.TilePose], ids: np.ndarray, cam: Camera, dims: L.TileD
         if not p.in_hand and visible < opts.min_visible:
             continue
         box = (float(x0 + xs.min()), float(y0 + ys.min()), float(x0 + xs.max() + 1), float(y0 + ys.max() + 1))
+        pix = np.stack([x0 + xs, y0 + ys], axis=1).astype(np.int32)
+        vis_hull = [(float(a) + 0.5, float(b) + 0.5) for a, b in cv2.convexHull(pix).reshape(-1, 2)]
         # face quad (front face corners: top-left, top-right, bottom-right, bottom-left of the face)
         fc = p.center + p.n * dims.depth / 2
         ea, eb = p.r * dims.width / 2, p.u * dims.height / 2
@@ -827,6 +833,7 @@ def _labels(poses: list[L.TilePose], ids: np.ndarray, cam: Camera, dims: L.TileD
             cls=cls, box=box, quad=[(float(a), float(b)) for a, b in quv], rotation=_rotation_deg(up[1] - up[0]),
             in_hand=p.in_hand, group=p.group, index=p.index, sideways=p.sideways, stacked=p.stacked,
             face_down=not (front_visible and p.face is not None), standing=p.standing, visible=float(visible), kind=p.kind,
+            hull=vis_hull,
         ))
     return out
 

@@ -173,3 +173,34 @@ def test_face_down_variant_keeps_the_geometry(faces):
     for a, b in zip(up.hand_tiles, down.hand_tiles):
         assert np.allclose(a.box, b.box, atol=1.5)
     assert up.camera == down.camera
+
+
+def test_hull_of_visible_pixels_gives_the_box_and_turned_boxes(faces):
+    """Each label's hull spans its box; turning the photo by 0 keeps the boxes, and turning it
+    level gives boxes no looser than the turned box corners (what the reader's second pass sees)."""
+    from tsumo_synth.turn import row_angle, turn_level
+
+    rng = np.random.default_rng(31)
+    img, lab = render_hand_photo("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5m 6m | 7m | 6z- 6z= 6z 6z", rng, artist=faces,
+                                 size=SMALL, roll_deg=40.0, azimuth_deg=0.0)
+    tiles = lab.to_json()["tiles"]
+    for t in tiles:
+        hull = np.array(t["hull"])
+        assert len(hull) >= 1
+        x1, y1, x2, y2 = t["box"]
+        assert hull[:, 0].min() == pytest.approx(x1 + 0.5, abs=0.06) and hull[:, 0].max() == pytest.approx(x2 - 0.5, abs=0.06)
+        assert hull[:, 1].min() == pytest.approx(y1 + 0.5, abs=0.06) and hull[:, 1].max() == pytest.approx(y2 - 0.5, abs=0.06)
+    same, boxes0 = turn_level(img, tiles, 0.0)
+    side = same.shape[0]
+    off = np.array([(side - img.shape[1]) / 2, (side - img.shape[0]) / 2] * 2)
+    assert np.allclose(boxes0, np.array([t["box"] for t in tiles]) + off, atol=0.6)
+    angle = row_angle(tiles)
+    assert abs(abs(np.degrees(angle)) - 40) < 12  # the row runs about as the camera was rolled
+    turned, boxes = turn_level(img, tiles, angle)
+    loose, loose_boxes = turn_level(img, [{**t, "hull": []} for t in tiles], angle)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    loose_area = (loose_boxes[:, 2] - loose_boxes[:, 0]) * (loose_boxes[:, 3] - loose_boxes[:, 1])
+    assert (area <= loose_area + 1e-6).all() and area.sum() < 0.8 * loose_area.sum()
+    hand = [i for i, t in enumerate(tiles) if t["in_hand"] and t["group"] == 0]
+    cy = (boxes[hand, 1] + boxes[hand, 3]) / 2
+    assert np.ptp(cy) < 0.6 * np.median(boxes[hand, 3] - boxes[hand, 1])  # the row is level now

@@ -1,0 +1,119 @@
+"""Rendered photos turned so the hand row is level, as the reader turns a photo before its second
+detection pass (`vision.recognize`), with every tile's tight box in the turned copy.
+
+Why: the reader finds the hand row on the photo, turns the photo so the row is level (on a square
+canvas of the photo's diagonal) and detects again; the boxes of that pass are the ones it reads.
+So the detector is measured — and trained — on such turned copies too. A turned axis-aligned box
+is loose; the box of the turned hull of the tile's visible pixels (`TileLabel.hull`) is tight.
+
+    python -m tsumo_synth.turn --src cache/synth/det_v2 --out cache/synth/det_v2_level
+
+writes a YOLO dataset (images/, labels/, labels.jsonl) of the turned copies of the photos of
+`--src` whose hand row is tilted more than `--min-angle` degrees (a level row's copy would add
+little but the black corners).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+MAX_SIDE = 1600  # vision.recognize shrinks the photo to this long side before turning it
+
+
+def row_angle(tiles: list[dict]) -> float | None:
+    """Direction of the closed hand row in the photo (radians, image axes with y down), pointing
+    from the hand's first tile to its last; None when the closed part has fewer than 3 tiles."""
+    row = sorted((t for t in tiles if t["in_hand"] and t["group"] == 0 and not t["stacked"]), key=lambda t: t["index"])
+    if len(row) < 3:
+        return None
+    c = np.array([[(t["box"][0] + t["box"][2]) / 2, (t["box"][1] + t["box"][3]) / 2] for t in row])
+    _, _, vt = np.linalg.svd(c - c.mean(0))
+    d = vt[0]
+    if np.dot(c[-1] - c[0], d) < 0:
+        d = -d
+    return float(np.arctan2(d[1], d[0]))
+
+
+def turn_level(img: np.ndarray, tiles: list[dict], angle: float, max_side: int = MAX_SIDE
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """(turned image, N×4 boxes): the photo shrunk to `max_side`, turned by −`angle` about its
+    centre onto a square canvas of its diagonal (as `vision.recognize` does), and each tile's box
+    there — the box of its turned visible hull, or of its turned box corners when it has no hull."""
+    h, w = img.shape[:2]
+    scale = min(1.0, max_side / max(h, w))
+    if scale < 1:
+        img = cv2.resize(img, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA)
+    side = int(np.ceil(np.hypot(img.shape[0], img.shape[1])))
+    c, s = np.cos(-angle), np.sin(-angle)
+    rot = np.array([[c, -s], [s, c]])
+    centre = np.array([w / 2, h / 2])
+    half = np.array([side / 2, side / 2])
+    m = np.hstack([scale * rot, (half - scale * (rot @ centre))[:, None]])  # photo pixels -> canvas
+    m_small = np.hstack([rot, (half - rot @ (centre * scale))[:, None]])  # shrunk photo -> canvas
+    turned = cv2.warpAffine(img, m_small, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    boxes = []
+    for t in tiles:
+        pts = np.array(t.get("hull") or [], float).reshape(-1, 2)
+        pad = 0.5 * (abs(c) + abs(s)) * scale  # the hull runs through pixel centres
+        if len(pts) == 0:
+            x1, y1, x2, y2 = t["box"]
+            pts, pad = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float), 0.0
+        q = pts @ m[:, :2].T + m[:, 2]
+        boxes.append([q[:, 0].min() - pad, q[:, 1].min() - pad, q[:, 0].max() + pad, q[:, 1].max() + pad])
+    return turned, np.clip(np.array(boxes, float).reshape(-1, 4), 0, side)
+
+
+def write_level_copies(src: Path, out: Path, *, min_angle: float = 3.0, min_side: float = 3.0) -> int:
+    """Turned copies of a `tsumo_synth.photos` dataset (labels with hulls). Returns photos written."""
+    if (src / "labels.jsonl").is_file():
+        rows = [json.loads(line) for line in (src / "labels.jsonl").read_text().splitlines() if line.strip()]
+    else:  # a set still being rendered: the photos done so far (each meta file is written last)
+        rows = [json.loads(p.read_text()) for p in sorted((src / "meta").glob("*.json"))]
+    out_rows = []
+    for row in rows:
+        if not all(t.get("hull") for t in row["tiles"]):
+            raise SystemExit(f"{src}: labels without hulls (rendered before hulls were recorded); render again")
+        angle = row_angle(row["tiles"])
+        if angle is None or abs(np.degrees(angle)) < min_angle:
+            continue
+        img = cv2.imread(str(src / row["image"]))
+        turned, boxes = turn_level(img, row["tiles"], angle)
+        split = row.get("split", "train")
+        name = Path(row["image"]).stem + "_level"
+        (out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+        side = turned.shape[0]
+        lines = [f"0 {(b[0] + b[2]) / 2 / side:.6f} {(b[1] + b[3]) / 2 / side:.6f} {(b[2] - b[0]) / side:.6f} "
+                 f"{(b[3] - b[1]) / side:.6f}" for b in boxes if min(b[2] - b[0], b[3] - b[1]) >= min_side]
+        (out / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + "\n")
+        cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), turned, [cv2.IMWRITE_JPEG_QUALITY, 92])
+        tiles = [{**t, "box": [round(float(v), 2) for v in b], "hull": [], "quad": []} for t, b in zip(row["tiles"], boxes)]
+        out_rows.append({**row, "image": f"images/{split}/{name}.jpg", "tiles": tiles, "width": side, "height": side,
+                         "turned_deg": round(float(np.degrees(-angle)), 2)})
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "labels.jsonl", "w") as f:
+        for r in out_rows:
+            f.write(json.dumps(r) + "\n")
+    return len(out_rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m tsumo_synth.turn", description=__doc__.split("\n")[0])
+    ap.add_argument("--src", type=Path, required=True, help="a tsumo_synth.photos dataset")
+    ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--min-angle", type=float, default=3.0, help="skip photos whose row is within this of level (deg)")
+    args = ap.parse_args(argv)
+    if not (args.src / "labels.jsonl").is_file() and not (args.src / "meta").is_dir():
+        ap.error(f"{args.src} has no labels.jsonl (nor meta/)")
+    n = write_level_copies(args.src, args.out, min_angle=args.min_angle)
+    print(f"{args.out}: {n} turned photos", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
