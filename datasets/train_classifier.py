@@ -341,6 +341,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="add real crops from chinese-mahjong-detection-v4/valid (never real-dev)")
     ap.add_argument("--orient-model", type=Path, default=None,
                     help="model that orients the real crops (their boxes don't say which way up); default --out")
+    ap.add_argument("--also", type=Path, nargs="*", default=[],
+                    help="more rendered sets to train on as they are (e.g. an earlier generator's or size's; "
+                         "the trainer resizes every crop to --imgsz)")
     ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--no-render", action="store_true", help="train on the crops already rendered (partial sets)")
@@ -373,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"[real] {real_stats}", flush=True)
     if args.render_only:
         return 0
+    for d in args.also:
+        if not (d / "train").is_dir():
+            print(f"error: --also {d}: no train/ folder", file=sys.stderr)
+            return 2
+    synth_dirs = list(args.also) + synth_dirs  # val comes from the last set, i.e. the --seeds ones
     tag = "+".join(d.name.replace("synth_", "") for d in synth_dirs) + ("+cn" if real_dir else "")
     data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir)
     name = args.name or f"{data.name}_e{args.epochs}"
