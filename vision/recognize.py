@@ -326,9 +326,11 @@ class Recognition:
     row: tuple[int, ...]  # indices of the row used to set the frame (a hint for layout)
     image_size: tuple[int, int]  # (width, height)
     timings: dict[str, float] = field(default_factory=dict)  # milliseconds
+    other_rows: int = 0  # rows at other angles that could be the hand (see `recognize(row_rank=)`)
 
 
 REDETECT_ABOVE = 10.0  # residual tilt (degrees) beyond which we detect again on a turned image
+FRAME_TILT = 12.0  # the hand row, once turned level, leans less than this
 # Is a tile's long side along the row? Log-odds from its width and height against its row
 # neighbours' (a sideways tile is ~4/3 as wide and, lying flat, ~3/4 as high): fitted on rendered
 # rows of flat and standing tiles (seeds 800000+, not the held-out set). A row's first and last
@@ -409,6 +411,13 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     scores = np.array([b.score for b in boxes], float)
     fb = (fb - side / 2) / scale
     return fb, scores
+
+
+def _shared(boxes: np.ndarray, centres: np.ndarray) -> int:
+    """How many of these boxes hold one of the centres (tiles of a row found before)."""
+    inside = ((centres[None, :, 0] > boxes[:, None, 0]) & (centres[None, :, 0] < boxes[:, None, 2])
+              & (centres[None, :, 1] > boxes[:, None, 1]) & (centres[None, :, 1] < boxes[:, None, 3]))
+    return int(inside.any(axis=1).sum())
 
 
 def _level(frame_boxes: np.ndarray, row: Sequence[int]) -> float:
@@ -499,12 +508,15 @@ def _face_weights(p_back: np.ndarray) -> np.ndarray:
 
 
 def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
-              classify_all: bool = False) -> Recognition:
+              classify_all: bool = False, row_rank: int = 0) -> Recognition:
     """Detect, deskew, orient and classify the tiles of one photo (RGB uint8).
 
     Two classifier passes: a first quick one on the photo's own boxes, only to tell face-down
     tiles (walls) from faces, which is the same at any rotation; then, once the hand row is
     chosen and the photo turned to it, the real one on upright crops of the tiles near the row.
+    `row_rank` = k > 0 turns the photo to the k-th likeliest row at another angle instead
+    (another player's hand nearer the camera can look likelier than the hand seen askew; the
+    reader tries it when the first reading makes no hand; `Recognition.other_rows` counts them).
     """
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -531,8 +543,13 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     else:
         first_pass = {}
     timings["first_pass_ms"] = (time.perf_counter() - t1) * 1000
-    row = _pick_row(rows, p_back)
+    if first_pass:  # again, now that face-down tiles (walls) are known to count less
+        rows = find_rows(photo_boxes, limit=6, weights=_face_weights(p_back))
+    ranked = rows[:4]
+    others = [r for r in ranked[1:] if len(r.indices) >= 5 and abs(((r.angle - ranked[0].angle) + 90) % 180 - 90) > 6]
+    row = others[row_rank - 1] if 0 < row_rank <= len(others) else ranked[0]
     frame = Frame(-row.angle, centre)
+    photo_row_boxes = photo_boxes[list(row.indices)]
     residual = abs(((row.angle + 45) % 90) - 45)
     frame_boxes = frame.boxes_to_frame(photo_boxes)
     redetected = False
@@ -549,13 +566,19 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             new_centres = (photo_boxes[:, :2] + photo_boxes[:, 2:]) / 2
             nearest = np.argmin(np.linalg.norm(new_centres[:, None] - old_centres[None], axis=2), axis=1)
             p_back = p_back[nearest]
-    frame_rows = find_rows(frame_boxes, max_tilt=12.0, limit=6, weights=_face_weights(p_back))
-    row_idx = frame_rows[0].indices if frame_rows else tuple(range(len(frame_boxes)))
+    def frame_row() -> tuple[tuple[int, ...], list[Row]]:
+        """The row the photo was turned for, found again among the frame boxes (redetected boxes
+        fit it better), not another one lying nearly level too (a hand nearer the camera)."""
+        frame_rows = find_rows(frame_boxes, max_tilt=FRAME_TILT, limit=6, weights=_face_weights(p_back))
+        chosen = frame.to_frame((photo_row_boxes[:, :2] + photo_row_boxes[:, 2:]) / 2)
+        frame_rows.sort(key=lambda r: -_shared(frame_boxes[list(r.indices)], chosen))
+        return (frame_rows[0].indices if frame_rows else tuple(range(len(frame_boxes)))), frame_rows
+
+    row_idx, frame_rows = frame_row()
     level = _level(frame_boxes, row_idx)
     if level:  # the row still leans (its line was drawn off by tiles in line beyond a gap)
         frame, frame_boxes = _turn_frame(frame, frame_boxes, level)
-        frame_rows = find_rows(frame_boxes, max_tilt=12.0, limit=6, weights=_face_weights(p_back))
-        row_idx = frame_rows[0].indices if frame_rows else tuple(range(len(frame_boxes)))
+        row_idx, frame_rows = frame_row()
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
     if len(frame_rows) > 1:  # the runner-up row too: the reading step may find the hand there
@@ -625,4 +648,4 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         # crop_tile turns a sideways tile 90° clockwise: top-left lying tiles then read upright
         rotation = ((270 if sideways[k] else 0) + (180 if flipped else 0)) % 360
         tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k])))
-    return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings)
+    return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others))
