@@ -8,7 +8,10 @@ owner's side from upright faces, layout, reading. Errors here are ours, not the 
 from __future__ import annotations
 
 import math
+import os
+import pickle
 import random
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -144,20 +147,37 @@ def test_three_player_with_nuki():
     assert reading.hand["nukidora"] == 2
 
 
+def cached_render(seed: int, **kw):
+    """`render(seed, **kw)`, or None when it is not readable; read from
+    `$TSUMO_ORACLE_CACHE/<seed>.pkl` when that file exists, written there when the variable is
+    set (rendering dominates these tests' time: a cache makes trying a change on 500 photos take
+    seconds). The cache is keyed by seed only: clear it when the renderer or `kw` change."""
+    folder = os.environ.get("TSUMO_ORACLE_CACHE")
+    path = Path(folder) / f"{seed}.pkl" if folder else None
+    if path is not None and path.is_file():
+        return pickle.loads(path.read_bytes())
+    try:
+        image, labels = render(seed, **kw)
+        out = (image, labels) if readable(labels) else None
+    except ValueError:  # the generator could not draw this seed's hand
+        out = None
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(out, protocol=4))
+    return out
+
+
 def exact_share(seeds, n: int, **kw) -> tuple[float, list, int]:
     """Share of `n` readable rendered photos read exactly, the misses, and photos skipped."""
     misses, done, skipped = [], 0, 0
     for s in seeds:
         if done == n:
             break
-        try:
-            image, labels = render(s, **kw)
-        except ValueError:  # the generator could not draw this seed's hand
+        rendered = cached_render(s, **kw)
+        if rendered is None:
             skipped += 1
             continue
-        if not readable(labels):
-            skipped += 1
-            continue
+        image, labels = rendered
         reader = PhotoReader(detector=OracleDetector(labels, 0.03, s), classifier=OracleClassifier(labels))
         reading = reader.read(image, players=labels.players)
         done += 1
