@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import median
 from typing import Callable, Sequence
 
@@ -178,6 +178,22 @@ def _events(part: list[FrameReading], params: EventParams, fuse: Fuse | None) ->
     return out
 
 
+def _merge_same(events: list[Event]) -> list[Event]:
+    """Neighbouring events of one run that read the same hand are one reveal (a run split
+    where a misread hand came first, frames left out of a fusion that read the hand alone)."""
+    merged: list[Event] = []
+    for e in events:
+        if merged and merged[-1].hand == e.hand:
+            a = merged[-1]
+            main = a if a.frames >= e.frames else e  # the better-seen part speaks for both
+            frames = a.frames + e.frames
+            merged[-1] = replace(main, start_s=a.start_s, end_s=e.end_s, frames=frames,
+                                 agreement=(a.agreement * a.frames + e.agreement * e.frames) / frames)
+        else:
+            merged.append(e)
+    return merged
+
+
 def detect_events(readings: Sequence[FrameReading], params: EventParams = EventParams(),
                   *, until_s: float | None = None, fuse: Fuse | None = None) -> list[Event]:
     """Events in time order. With `until_s` (readings known up to that time only), only the
@@ -188,6 +204,8 @@ def detect_events(readings: Sequence[FrameReading], params: EventParams = EventP
     for run in _runs(hits, params.max_gap_s):
         if until_s is not None and until_s - run[-1].t <= params.max_gap_s:
             break  # the run may still grow
+        found: list[Event] = []
         for part in _split_on_change(run, params.min_frames):
-            events += _events(part, params, fuse)
+            found += _events(part, params, fuse)
+        events += _merge_same(found)
     return events

@@ -46,6 +46,14 @@ def test_durable_change_splits_without_gap():
     assert ev[0].end_s < ev[1].start_s
 
 
+def test_a_misread_first_frame_does_not_cut_the_reveal_in_two():
+    """The run's first legal reading is a misread (B): the true hand A, read durably after it,
+    splits the run — but both parts read A, so they are one event."""
+    ev = detect_events(seq("BAACAACAAAA"))
+    assert [e.hand for e in ev] == [A]
+    assert ev[0].start_s == 0.0 and ev[0].end_s == 5.0 and ev[0].frames == 11
+
+
 def test_majority_wins_and_best_frame_is_most_confident():
     rs = seq("ABAAB.A")
     rs[3] = FrameReading(3, 1.5, A, "A", 0.99)
