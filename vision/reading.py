@@ -397,7 +397,7 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     if not arrangements:
         return Reading(tiles, error="no hand was found among the tiles", error_code="no_hand", **base)
 
-    best = None  # (total cost, arrangement, labels, eval)
+    best = None  # (total cost, arrangement, labels, eval, tiles as laid)
     budget = [SEARCH_BUDGET]
     for arr in sorted(arrangements, key=lambda a: a.geometry):
         if arr.tile_count not in (13, 14):
@@ -405,20 +405,22 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
         cap = MAX_FIX_COST if best is None else min(MAX_FIX_COST, best[0] - arr.geometry)
         if cap < 0:
             continue
-        found = _search(tiles, arr, players, budget, cap)
+        laid = _as_laid(tiles, arr)
+        found = _search(laid, arr, players, budget, cap)
         if found is None:
             continue
         labels, cost, ev = found
         total = cost + arr.geometry
         if best is None or total < best[0]:
-            best = (total, arr, labels, ev)
+            best = (total, arr, labels, ev, laid)
     if best is None:  # no legal reading: report the plain one, leaving out as few tiles as possible
         arr = min(arrangements, key=lambda a: (-len(a.used), a.penalty))
+        tiles = _as_laid(tiles, arr)
         labels = {i: tiles[i].label for i in arr.used}
         ev = _evaluate(arr, labels, players)
         ev.ok = False
     else:
-        _, arr, labels, ev = best
+        _, arr, labels, ev, tiles = best
 
     final = [t.with_label(labels[i]) if i in labels and labels[i] != t.label else t for i, t in enumerate(tiles)]
     for i in arr.upright:  # its shape looked sideways, but a closed tile stands upright
@@ -481,6 +483,16 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     reading.win_tile_candidates = candidates
     reading.win_tile_source = source
     return reading
+
+
+def _as_laid(tiles: list[TileDetection], arr: Arrangement) -> list[TileDetection]:
+    """The tiles with those this arrangement lays the other way than they looked read from their
+    other crop (a crop turned the wrong way reads poorly: a real classifier is then often surely
+    wrong, not unsure)."""
+    turned = set(arr.upright) | set(arr.turned)
+    if not turned:
+        return tiles
+    return [t.turned_read() if i in turned else t for i, t in enumerate(tiles)]
 
 
 def _group_reading(g: Group, labels: dict[int, str]) -> GroupReading:

@@ -48,6 +48,9 @@ class TileDetection:
     confidence: float = 1.0
     candidates: tuple[Candidate, ...] = ()
     det_score: float = 1.0
+    # the top-k read from a crop turned the other way (sideways ↔ upright), when both ways were
+    # read (see `recognize`): the layout may decide the tile lies the other way than it looked
+    turned_candidates: tuple[Candidate, ...] = ()
 
     @property
     def sideways(self) -> bool:
@@ -66,6 +69,14 @@ class TileDetection:
     def size(self) -> tuple[float, float]:
         x1, y1, x2, y2 = self.frame_box
         return x2 - x1, y2 - y1
+
+    def turned_read(self) -> "TileDetection":
+        """The tile read as lying the other way (its other crop's classes), if that was read."""
+        if not self.turned_candidates:
+            return self
+        top = self.turned_candidates[0]
+        return replace(self, label=top.label, confidence=top.prob, candidates=self.turned_candidates,
+                       turned_candidates=self.candidates)
 
     def with_label(self, label: str) -> "TileDetection":
         prob = next((c.prob for c in self.candidates if c.label == label), 0.0)
@@ -605,6 +616,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         else:
             probs[j], flips[j] = p_new[fresh_at[int(k)]], f_new[fresh_at[int(k)]]
     probs[len(todo):], flips[len(todo):] = p_new[len(fresh):], f_new[len(fresh):]
+    other_way: dict[int, np.ndarray] = {}  # tile → classes read from the crop turned the other way
     if len(twice):  # keep, for each ambiguous tile, the way that reads more surely
         n = len(todo)
         at = {int(k): j for j, k in enumerate(todo)}
@@ -614,8 +626,9 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             p_side, p_up = (probs[a].max(), probs[b].max()) if sideways[k] else (probs[b].max(), probs[a].max())
             side = shape_odds[k] + math.log(max(p_side, 1e-6) / max(p_up, 1e-6)) > 0
             if side != bool(sideways[k]):
-                probs[a], flips[a] = probs[b], flips[b]
+                probs[[a, b]], flips[[a, b]] = probs[[b, a]], flips[[b, a]]
                 sideways[k] = not sideways[k]
+            other_way[int(k)] = probs[b].copy()
         probs, flips = probs[:n], flips[:n]
     timings["classify_ms"] = (time.perf_counter() - t2) * 1000
 
@@ -647,5 +660,9 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         flipped = bool(flips[n][1] > flips[n][0]) != owner_flip
         # crop_tile turns a sideways tile 90° clockwise: top-left lying tiles then read upright
         rotation = ((270 if sideways[k] else 0) + (180 if flipped else 0)) % 360
-        tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k])))
+        turned = ()
+        if k in other_way:
+            q = other_way[k]
+            turned = tuple(Candidate(TILE_CLASSES[int(c)], float(q[c])) for c in np.argsort(-q)[:TOP_K])
+        tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k]), turned))
     return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others))

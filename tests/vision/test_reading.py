@@ -224,3 +224,19 @@ def test_all_layout_cases_read_with_distractors(name):
     for seed in range(3):
         r = read_hand(scene_from_sequence(seq, rng=random.Random(50 + seed), distractors=True))
         assert r.sequence == seq, f"seed {seed}"
+
+
+def test_tile_laid_upright_against_its_shape_is_read_from_its_upright_crop():
+    """A closed tile whose box looked sideways was classified from a sideways crop (surely
+    wrong: 2z) and from an upright one (5p); the layout stands it upright, so its upright read
+    counts, and no correction is reported."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    tiles = scene_from_sequence(seq, rng=random.Random(3))
+    k = next(i for i, t in enumerate(tiles) if t.label == "5p")
+    tiles[k] = replace(tiles[k], label="2z", rotation=270, confidence=0.8,
+                       candidates=(Candidate("2z", 0.8), Candidate("3z", 0.1), Candidate("7z", 0.05)),
+                       turned_candidates=(Candidate("5p", 0.9), Candidate("0p", 0.05), Candidate("6p", 0.02)))
+    r = read_hand(tiles)
+    assert r.sequence == seq
+    assert r.hand["concealed"] == "123m456p789s11555z"
+    assert r.changes == [] and r.tiles[k].label == "5p" and r.tiles[k].rotation == 0
