@@ -110,6 +110,15 @@ class _OnceDetector:
             return self._boxes
         return self.inner.detect(image)
 
+    def detect_turned(self, image: np.ndarray, frame) -> tuple[np.ndarray, np.ndarray]:
+        """Re-detection on a copy of the photo turned into the hand frame (`vision.recognize`
+        asks for it when the row is tilted), always by the bare detector: a wrapper the reader
+        puts around this object to remember one photo's boxes must not answer for the turned
+        copy (vision/pipeline.py `_Remembered` did, reading every tilted row off the photo)."""
+        from vision.recognize import _redetect_turned
+
+        return _redetect_turned(image, self.inner, frame)
+
 
 class PipelineFrameReader:
     """`FrameReader` over the photo pipeline, with a cheap gate: when the detector finds clearly

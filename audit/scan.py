@@ -20,7 +20,7 @@ from audit.video import Frame, VideoError, VideoInfo, read_frames
 
 
 # Bumped when the way frames are read or gated changes: a checkpoint of another version is not resumed.
-SCAN_VERSION = 3
+SCAN_VERSION = 4
 
 
 @dataclass(frozen=True)
