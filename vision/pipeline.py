@@ -66,15 +66,22 @@ class PhotoReader:
 
 
 class _Remembered:
-    """The detector, answering `detect` for one photo once (other methods pass through)."""
+    """The detector, answering `detect` for the same image (the photo) only once; any other
+    image (the turned copy `recognize` detects again on) goes to the detector. Other methods
+    pass through."""
 
     def __init__(self, detector):
         self.detector = detector
+        self.image = None
         self.boxes = None
 
     def detect(self, image):
-        if self.boxes is None:
-            self.boxes = self.detector.detect(image)
+        if image is not self.image:
+            return self.detector.detect(image) if self.image is not None else self._first(image)
+        return self.boxes
+
+    def _first(self, image):
+        self.image, self.boxes = image, self.detector.detect(image)
         return self.boxes
 
     def __getattr__(self, name):

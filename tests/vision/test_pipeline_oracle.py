@@ -238,3 +238,19 @@ def test_rendered_meld_kinds(seq):
     reading = reader.read(image)
     assert reading.sequence == seq
     assert reading.hand is not None
+
+
+def test_reader_detects_again_on_the_turned_photo():
+    """A row tilted by more than 10°: the detector is asked again, about the turned copy (the
+    reader remembers its answer for the photo only, not for any image)."""
+    image, labels = render(2035, roll_deg=35.0, standing=False, size=SMALL)
+    oracle = OracleDetector(labels)
+    seen = []
+
+    class PhotoOnly:  # a detector without the oracle's `detect_turned` seam
+        def detect(self, img):
+            seen.append(img.shape)
+            return oracle.detect(img) if len(seen) == 1 else []
+
+    PhotoReader(detector=PhotoOnly(), classifier=OracleClassifier(labels)).read(image)
+    assert len(seen) == 2 and seen[0] == image.shape and seen[1] != image.shape
