@@ -74,11 +74,14 @@ def _classify_all(clf: TileClassifier, crops: list[np.ndarray], batch: int = 256
 
 # ---- synthetic held-out set ------------------------------------------------------------------
 
-def eval_synth(clf: TileClassifier, *, seed: int, per_class: int, workers: int) -> dict:
+def eval_synth(clf: TileClassifier, *, seed: int, per_class: int, workers: int, set_dir: Path | None = None) -> dict:
+    """Render (or reuse) the held-out set at the model's input size; `set_dir` measures an
+    already rendered set instead (e.g. one rendered at another size, resized by the classifier)."""
     from train_classifier import folder_name, render_split
 
-    out = CACHE / f"test_s{seed}_n{per_class}_{clf.imgsz}px"
-    render_split(out, "test", 2, per_class, seed, size=clf.imgsz, workers=workers, views=1)
+    out = set_dir or CACHE / f"test_s{seed}_n{per_class}_{clf.imgsz}px"
+    if set_dir is None:
+        render_split(out, "test", 2, per_class, seed, size=clf.imgsz, workers=workers, views=1)
     crops, truth, flip_truth = [], [], []
     for cls, name in enumerate(class_names_75()):
         for f in sorted((out / "test" / folder_name(cls, name)).glob("*.png"))[:per_class]:
@@ -90,7 +93,7 @@ def eval_synth(clf: TileClassifier, *, seed: int, per_class: int, workers: int) 
     pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
     fpred = [bool(f[1] > f[0]) for f in flips]
     res = _summary(truth, pred, flip_truth, fpred)
-    res["set"] = str(out.relative_to(REPO))
+    res["set"] = str(out.resolve().relative_to(REPO)) if out.resolve().is_relative_to(REPO) else str(out)
     return res
 
 
@@ -183,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", type=Path, default=REPO / "models" / "tile_classifier.onnx")
     ap.add_argument("--synth-seed", type=int, default=1001, help="held-out rendering seed (training uses 1)")
     ap.add_argument("--synth-per-class", type=int, default=40, help="per model class (75), i.e. ×2 per label")
+    ap.add_argument("--synth-dir", type=Path, default=None,
+                    help="measure this already rendered held-out set (…/test_s1001_n20_48px) instead of rendering one")
     ap.add_argument("--no-synth", action="store_true")
     ap.add_argument("--no-real-dev", action="store_true")
     ap.add_argument("--chinese", default="test", help="Chinese split to measure, or 'none'")
@@ -197,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     clf = TileClassifier(args.model, threads=args.threads)
     results: dict = {"model": str(args.model), "size_mb": round(args.model.stat().st_size / 1e6, 2), "imgsz": clf.imgsz}
     if not args.no_synth:
-        results["synth"] = eval_synth(clf, seed=args.synth_seed, per_class=args.synth_per_class, workers=args.workers)
+        results["synth"] = eval_synth(clf, seed=args.synth_seed, per_class=args.synth_per_class, workers=args.workers,
+                                      set_dir=args.synth_dir)
     if not args.no_real_dev:
         results["real_dev"] = eval_real_dev(clf)
     if args.chinese != "none":
