@@ -39,6 +39,10 @@ PEN_MISSING_DRAWN = 1.5  # 13 tiles and no tile set apart: the winning tile is n
 PEN_PARTIAL = 2.0  # neither 13 nor 14 tiles: a partial view (allowed, but unlikely for a hand)
 PEN_OFF_ROW_DRAWN = 0.3  # the drawn tile lies off the row
 PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
+# Sideways log-odds (`TileDetection.side_odds`) are fitted to tiles anywhere in a row, where ~1
+# in 20 lies sideways (log-odds −3); at these places the odds differ:
+LAST_SIDEWAYS_PRIOR = 3.0  # the last of 14 touching closed tiles: as often sideways as not
+DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
 PEN_FORCED_UPRIGHT = 2.0  # a tile whose shape said "sideways" taken as upright (inside the closed part)
 MAX_FORCED = 2
 PEN_SECOND_ROW = 1.5  # reading the hand in the runner-up row
@@ -336,12 +340,25 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                         pen += PEN_MISSING_DRAWN
                 elif count not in (13, 14):
                     pen += PEN_PARTIAL
+                upright, turned_here = forced, turned
+                last = row_idx[c - 1]
+                odds = tiles[last].side_odds
+                if odds is not None and tiles[last].label != BACK:
+                    # where it lies makes one way likelier: a tile set apart (the drawn tile)
+                    # stands; the last of 14 touching closed tiles is as often the winning
+                    # tile turned sideways as not
+                    if drawn == (last,) and ks[-1] == "S" and odds < DRAWN_SIDEWAYS_ODDS:
+                        upright += (last,)
+                        pen -= PEN_SIDEWAYS_CLOSED
+                    elif not drawn and count == 14 and ks[-1] == "U" and odds > -LAST_SIDEWAYS_PRIOR:
+                        turned_here += (last,)
+                        pen += PEN_SIDEWAYS_CLOSED
                 if drawn:
                     groups.append(Group("drawn", drawn))
                 groups.extend(melds)
                 pen += trim_pen
                 results.append(Arrangement(tuple(groups), round(pen + lpen, 6), tuple(row_idx), tuple(notes),
-                                           round(pen, 6), forced, turned))
+                                           round(pen, 6), upright, turned_here))
 
     full = row_idx
     n_full = len(full)

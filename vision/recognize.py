@@ -51,6 +51,9 @@ class TileDetection:
     # the top-k read from a crop turned the other way (sideways ↔ upright), when both ways were
     # read (see `recognize`): the layout may decide the tile lies the other way than it looked
     turned_candidates: tuple[Candidate, ...] = ()
+    # log-odds that the tile lies sideways, from its shape (and both crops' reads when both were
+    # read); None when unknown. The layout weighs it where a tile's place makes one way likelier.
+    side_odds: float | None = None
 
     @property
     def sideways(self) -> bool:
@@ -624,7 +627,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             a, b = at[int(k)], n + j
             # log-odds of sideways: the shape's, plus how much surer the sideways crop reads
             p_side, p_up = (probs[a].max(), probs[b].max()) if sideways[k] else (probs[b].max(), probs[a].max())
-            side = shape_odds[k] + math.log(max(p_side, 1e-6) / max(p_up, 1e-6)) > 0
+            shape_odds[k] += math.log(max(p_side, 1e-6) / max(p_up, 1e-6))
+            side = shape_odds[k] > 0
             if side != bool(sideways[k]):
                 probs[[a, b]], flips[[a, b]] = probs[[b, a]], flips[[b, a]]
                 sideways[k] = not sideways[k]
@@ -664,5 +668,6 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         if k in other_way:
             q = other_way[k]
             turned = tuple(Candidate(TILE_CLASSES[int(c)], float(q[c])) for c in np.argsort(-q)[:TOP_K])
-        tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k]), turned))
+        tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k]), turned,
+                                   float(shape_odds[k])))
     return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others))
