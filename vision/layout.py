@@ -43,7 +43,8 @@ PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 # in 20 lies sideways (log-odds −3); at these places the odds differ:
 LAST_SIDEWAYS_PRIOR = 3.0  # the last of 14 touching closed tiles: as often sideways as not
 DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
-PEN_FORCED_UPRIGHT = 2.0  # a tile whose shape said "sideways" taken as upright (inside the closed part)
+PEN_FORCED_UPRIGHT = 2.0
+FORCED_PER_ODDS = 0.25  # a tile whose shape said "sideways" taken as upright (inside the closed part)
 MAX_FORCED = 2
 PEN_SECOND_ROW = 1.5  # reading the hand in the runner-up row
 PEN_TRIM_BACK = 0.3
@@ -314,7 +315,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
             forced = tuple(row_idx[k] for k in range(c - 1) if ks[k] == "S")
             if len(forced) > MAX_FORCED or any(i in stacked for i in forced):
                 continue  # (a tile with another lying on it is an added kan's, surely sideways)
-            base_pen = (PEN_SIDEWAYS_CLOSED if ks[-1] == "S" else 0.0) + PEN_FORCED_UPRIGHT * len(forced)
+            base_pen = (PEN_SIDEWAYS_CLOSED if ks[-1] == "S" else 0.0) + sum(_forced_cost(tiles[i]) for i in forced)
             for melds, mpen, lpen in seg_melds(c):
                 closed = tuple(row_idx[:c])
                 groups: list[Group] = []
@@ -385,6 +386,14 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                                    ("the row does not follow the usual layout",), 5.0))
     results.sort(key=lambda a: a.penalty)
     return results[:limit]
+
+
+def _forced_cost(t: TileDetection) -> float:
+    """Penalty for standing a closed tile upright that looked sideways: by how sure its shape
+    was, when known (a closed tile other than the last hardly ever lies sideways)."""
+    if t.side_odds is None:
+        return PEN_FORCED_UPRIGHT
+    return float(np.clip(FORCED_PER_ODDS * t.side_odds, 0.3, 3.0))
 
 
 def _has_neighbour(tiles: Sequence[TileDetection], t: int, exclude: set[int]) -> bool:
