@@ -25,6 +25,17 @@ GATE_MIN_TILES = MIN_HAND_TILES - 2
 ROW_MIN_FACES = MIN_HAND_TILES - 4
 
 
+def hand_faces(labels) -> int:
+    """Faces that can belong to one hand: at most 4 of a kind count (red fives as fives). A row
+    of one class over and over — tile backs or a wall misread as white dragons — is no hand."""
+    counts: dict[str, int] = {}
+    for lb in labels:
+        if lb and lb != "back" and not lb.startswith("x"):
+            k = "5" + lb[1] if lb[0] == "0" else lb
+            counts[k] = counts.get(k, 0) + 1
+    return sum(min(c, 4) for c in counts.values())
+
+
 @dataclass(frozen=True)
 class FrameReading:
     """One sampled frame as read: a complete legal hand (CONTRACTS §1 tile keys) or None."""
@@ -165,10 +176,10 @@ def reading_to_frame(reading, frame: Frame) -> FrameReading:
 
 
 def _row(reading) -> dict | None:
-    """The hand row's tiles (geometry + class candidates) when it shows 10+ faces, for `fuse`."""
+    """The hand row's tiles (geometry + class candidates) when it shows 10+ faces that can be
+    one hand's (see `hand_faces`), for `fuse`."""
     order = [i for g in reading.groups for i in g.tiles]
-    faces = [i for i in order if reading.tiles[i].label not in (None, "back")]
-    if len(faces) < ROW_MIN_FACES:
+    if hand_faces(reading.tiles[i].label for i in order) < ROW_MIN_FACES:
         return None
     tiles = []
     for i in order:

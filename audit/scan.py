@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from audit.reader import MIN_HAND_TILES, FrameReader, FrameReading
+from audit.reader import MIN_HAND_TILES, FrameReader, FrameReading, hand_faces
 from audit.video import Frame, VideoError, VideoInfo, read_frames
 
 
 # Bumped when the way frames are read or gated changes: a checkpoint of another version is not resumed.
-SCAN_VERSION = 4
+SCAN_VERSION = 5
 
 
 @dataclass(frozen=True)
@@ -42,14 +42,15 @@ class GateParams:
 
 def looks_like_a_hand(r: FrameReading) -> bool:
     """A hand was read, or part of one: a hand row kept for fusion, half a hand of faces read
-    (a row cut in two, tiles missed in this frame may be found in the next), or a detector that
-    found almost enough tiles."""
+    (a row cut in two, tiles missed in this frame may be found in the next; a row of one class
+    over and over — backs or a wall misread — does not count), or a detector that found almost
+    enough tiles."""
     if r.hand is not None or r.row is not None:
         return True
     if r.gate == "few-tiles":
         return r.tiles >= MIN_HAND_TILES - 4
-    faces = [tok for tok in (r.sequence or "").split() if tok != "|" and not tok.startswith("x")]
-    return len(faces) >= MIN_HAND_TILES // 2
+    faces = hand_faces(tok.rstrip("-=") for tok in (r.sequence or "").split() if tok != "|")
+    return faces >= MIN_HAND_TILES // 2
 
 
 class StillFrameGate:

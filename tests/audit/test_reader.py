@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from audit.reader import _OnceDetector
+from audit.reader import _OnceDetector, hand_faces
 from vision.detect import Box
 from vision.recognize import Frame
 
@@ -61,3 +61,9 @@ def test_the_turned_copy_is_detected_afresh_even_behind_a_remembering_wrapper():
     assert inner.shapes == [(720, 1280), (side, side)]   # the turned copy, not the photo's boxes again
     # the box found in the middle of the turned copy is the photo's centre, in frame units
     assert np.allclose((boxes[0, :2] + boxes[0, 2:]) / 2, 0.0, atol=1.0) and scores[0] == 0.9
+
+
+def test_hand_faces_count_at_most_four_of_a_kind():
+    assert hand_faces(["1m", "2m", "3m", "0p", "5p", "5p", "5p", "5p", "back", None]) == 7  # 0p is a 5p
+    assert hand_faces(["5z"] * 13 + ["2s"]) == 5
+    assert hand_faces(["x", "x", "7z", "7z"]) == 2

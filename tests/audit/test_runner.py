@@ -220,5 +220,8 @@ def test_hand_like_readings_are_not_reused():
     assert looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m 6m | 7m", tiles=20))
     assert not looks_like_a_hand(FrameReading(0, 0, None, "1m 2m 3m 4m 5m x x x x x | 6m", tiles=20))
     assert looks_like_a_hand(FrameReading(0, 0, None, "x", tiles=14, row={"tiles": []}))
+    # a row of one class over and over (backs or a wall misread as white dragons) is no hand
+    assert not looks_like_a_hand(FrameReading(0, 0, None, "5z 5z 5z 5z 5z 5z 5z 5z 5z 5z 5z 5z 5z | 2s", tiles=16))
+    assert looks_like_a_hand(FrameReading(0, 0, None, "5z 7p 5z 7p 7p 7z- 7z 7z | 8p", tiles=16))
     assert looks_like_a_hand(FrameReading(0, 0, None, None, tiles=12, gate="few-tiles"))
     assert not looks_like_a_hand(FrameReading(0, 0, None, None, tiles=3, gate="few-tiles"))
