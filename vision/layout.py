@@ -42,7 +42,8 @@ PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 # Sideways log-odds (`TileDetection.side_odds`) are fitted to tiles anywhere in a row, where ~1
 # in 20 lies sideways (log-odds −3); at these places the odds differ:
 LAST_SIDEWAYS_PRIOR = 3.0  # the last of 14 touching closed tiles: as often sideways as not
-DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
+DRAWN_SIDEWAYS_ODDS = 4.0
+MELD_SIDEWAYS_PRIOR = 2.3  # three flat tiles after the closed part: one in three lies sideways  # a tile set apart stands unless its shape is this sure it lies
 PEN_FORCED_UPRIGHT = 2.0
 FORCED_PER_ODDS = 0.25  # a tile whose shape said "sideways" taken as upright (inside the closed part)
 MAX_FORCED = 2
@@ -271,6 +272,11 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 ks = kinds[start:end]
                 ids = tuple(row_idx[start:end])
                 pen = sum(PEN_GAP_INSIDE for k in range(start, end - 1) if big[k])
+                if "S" not in ks and "X" not in ks:  # a meld shows one sideways tile: its likeliest
+                    odds = [tiles[i].side_odds for i in ids]
+                    if None not in odds and max(odds) > -MELD_SIDEWAYS_PRIOR:
+                        j = int(np.argmax(odds))
+                        ks = ks[:j] + ["S"] + ks[j + 1:]
                 if start > 0:  # melds usually lie a little apart: the narrower the gap, the less likely
                     pen += PEN_NO_GAP * float(np.clip((GAP * unit - gaps[start - 1]) / (GAP * unit), 0.0, 1.0))
                 group = None
@@ -358,6 +364,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                     groups.append(Group("drawn", drawn))
                 groups.extend(melds)
                 pen += trim_pen
+                turned_here += tuple(g.called for g in melds if g.called is not None
+                                     and not tiles[g.called].sideways and g.called not in turned_here)
                 results.append(Arrangement(tuple(groups), round(pen + lpen, 6), tuple(row_idx), tuple(notes),
                                            round(pen, 6), upright, turned_here))
 
