@@ -31,6 +31,7 @@ MAX_HAND_TILES = 18      # four kans: more tiles in the row is no hand (a wall, 
 MIN_SIMILARITY = 0.45    # a row this unlike the reference is another picture, not a vote
 MIN_SUPPORT = 0.34       # a tile fewer of the rows that see its place have is dropped (doubled box)
 ADD_SUPPORT = 0.4        # a tile the reference lacks is added when this share of those rows has it
+SIDE_SHARE = 0.2         # both ways a tile lies must be seen this often to be weighed against each other
 MIN_GROUP = 3            # rows other than the most common picture's must be this many to be read
 FLOOR = 1e-4             # the probability of a class outside a frame's top-k
 
@@ -250,10 +251,32 @@ def _overlap(a, b) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
 
 
+def _lying(rotation: int) -> bool:
+    return rotation in (90, 270)
+
+
 def _fuse_column(col: list[tuple[int, int]], rows: list[_Row], mapped: dict):
-    """One tile from its sightings: mean log-probabilities, majority rotation, median box."""
+    """One tile from its sightings: mean log-probabilities, rotation, median box.
+
+    Frames disagree on whether a tile lies sideways (a call's tile, or a standing tile whose
+    box came out wide), and a tile is classified from a crop turned the way its frame judged
+    it — a crop turned the wrong way reads unsure or wrong. So when both ways are seen often
+    enough, the way whose crops read more surely is taken, and only those sightings count for
+    the class; otherwise the way most frames saw (upright on a tie)."""
     from vision.recognize import Candidate, TileDetection
 
+    turns = [rows[b].tiles[j]["rotation"] for b, j in col]
+    side = [(b, j) for (b, j), r in zip(col, turns) if _lying(r)]
+    up = [(b, j) for (b, j), r in zip(col, turns) if not _lying(r)]
+    enough = max(2, SIDE_SHARE * len(col))
+    if len(side) >= enough and len(up) >= enough:
+        def sureness(group):
+            return float(np.mean([max(rows[b].cand[j].values(), default=0.0) for b, j in group]))
+        col = side if sureness(side) > sureness(up) else up
+    else:
+        col = side if len(side) > len(up) else up
+    turns = [rows[b].tiles[j]["rotation"] for b, j in col]
+    rotation = max(sorted(set(turns)), key=lambda r: (turns.count(r), r in (0, 180)))
     union = sorted({lb for b, j in col for lb in rows[b].cand[j]})
     scores = {lb: float(np.mean([np.log(max(rows[b].cand[j].get(lb, FLOOR), FLOOR)) for b, j in col]))
               for lb in union}
@@ -262,8 +285,6 @@ def _fuse_column(col: list[tuple[int, int]], rows: list[_Row], mapped: dict):
     probs = np.exp(logits - logits.max())
     probs /= probs.sum()
     cands = tuple(Candidate(lb, float(p)) for lb, p in zip(labels, probs))
-    turns = [rows[b].tiles[j]["rotation"] for b, j in col]
-    rotation = max(sorted(set(turns)), key=lambda r: (turns.count(r), r in (0, 180)))
     frame_boxes, boxes = [], []
     for b, j in col:
         s, tx, ty = mapped[b]

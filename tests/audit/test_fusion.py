@@ -112,3 +112,36 @@ def test_thirteen_tiles_fuse_to_no_hand():
     fused = fuse_rows(frames)
     assert fused is not None and fused.hand is None
     assert fuse_rows([frame(0, None)]) is None
+
+
+def one_tile(i: int, rotation: int, cand: list) -> FrameReading:
+    wide = rotation in (90, 270)
+    box = [100.0, 300.0, 156.0 if wide else 140.0, 340.0 if wide else 356.0]
+    r = {"shape": [["closed", 1]], "tiles": [{"box": box, "frame_box": box, "rotation": rotation, "det": 0.9,
+                                              "cand": cand}], "mean_conf": 0.9, "row_angle": 0.0,
+         "image_size": [1280, 720]}
+    return frame(i, r)
+
+
+def fused_tile(sightings: list[FrameReading]):
+    from audit.fusion import _fuse_column, _prepare
+
+    rows = [_prepare(r) for r in sightings]
+    return _fuse_column([(b, 0) for b in range(len(rows))], rows, {b: (1.0, 0.0, 0.0) for b in range(len(rows))})
+
+
+def test_a_tile_lies_the_way_whose_crops_read_more_surely():
+    """A call's sideways tile seen sideways in a third of the frames (read surely: 7s) and
+    upright in the rest (its crop turned wrong: read unsure, 8p or 2p) lies sideways and is a 7s;
+    a standing tile whose box came out wide in half the frames (read unsure: 4p) stands (6s)."""
+    called = [one_tile(i, 270, [["7s", 0.93], ["1s", 0.04]]) for i in range(7)]
+    called += [one_tile(7 + i, 0, [["8p", 0.5], ["2p", 0.3], ["7s", 0.1]]) for i in range(15)]
+    t = fused_tile(called)
+    assert t.label == "7s" and t.rotation == 270
+    standing = [one_tile(i, 270, [["4p", 0.45], ["6s", 0.35]]) for i in range(8)]
+    standing += [one_tile(8 + i, 0, [["6s", 0.95], ["4s", 0.03]]) for i in range(8)]
+    t = fused_tile(standing)
+    assert t.label == "6s" and t.rotation == 0
+    # seen sideways once among many: a glimpse, the majority stands
+    assert fused_tile([one_tile(0, 270, [["7s", 0.99]])] + [one_tile(1 + i, 0, [["8p", 0.6]]) for i in range(12)]
+                      ).rotation == 0
