@@ -43,7 +43,8 @@ PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 # in 20 lies sideways (log-odds −3); at these places the odds differ:
 LAST_SIDEWAYS_PRIOR = 3.0  # the last of 14 touching closed tiles: as often sideways as not
 DRAWN_SIDEWAYS_ODDS = 4.0
-MELD_SIDEWAYS_PRIOR = 2.3  # three flat tiles after the closed part: one in three lies sideways  # a tile set apart stands unless its shape is this sure it lies
+MELD_SIDEWAYS_PRIOR = 2.3  # three flat tiles after the closed part: one in three lies sideways
+MELD_SECOND_SIDEWAYS = 4.0  # a meld's second sideways-looking tile stands unless surer than this  # a tile set apart stands unless its shape is this sure it lies
 PEN_FORCED_UPRIGHT = 2.0
 FORCED_PER_ODDS = 0.25  # a tile whose shape said "sideways" taken as upright (inside the closed part)
 MAX_FORCED = 2
@@ -277,6 +278,13 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                     if None not in odds and max(odds) > -MELD_SIDEWAYS_PRIOR:
                         j = int(np.argmax(odds))
                         ks = ks[:j] + ["S"] + ks[j + 1:]
+                elif ks.count("S") == 2 and "X" not in ks:  # … and only one: the other stands
+                    side = [j for j, c in enumerate(ks) if c == "S"]
+                    odds = [tiles[ids[j]].side_odds for j in side]
+                    if None not in odds and not any(ids[j] in stacked for j in side) and min(odds) < MELD_SECOND_SIDEWAYS:
+                        j = side[int(np.argmin(odds))]
+                        ks = ks[:j] + ["U"] + ks[j + 1:]
+                        pen += _forced_cost(tiles[ids[j]])
                 if start > 0:  # melds usually lie a little apart: the narrower the gap, the less likely
                     pen += PEN_NO_GAP * float(np.clip((GAP * unit - gaps[start - 1]) / (GAP * unit), 0.0, 1.0))
                 group = None
@@ -366,6 +374,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 pen += trim_pen
                 turned_here += tuple(g.called for g in melds if g.called is not None
                                      and not tiles[g.called].sideways and g.called not in turned_here)
+                upright += tuple(i for g in melds if g.kind in ("called", "minkan", "kakan") for i in g.tiles
+                                 if tiles[i].sideways and i not in (g.called, g.added))
                 results.append(Arrangement(tuple(groups), round(pen + lpen, 6), tuple(row_idx), tuple(notes),
                                            round(pen, 6), upright, turned_here))
 

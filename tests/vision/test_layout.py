@@ -221,3 +221,16 @@ def test_a_meld_without_a_sideways_looking_tile_takes_its_likeliest():
     assert format_sequence(best.to_sequence(tiles)) == seq and best.turned == (called,)
     tiles[called] = replace(tiles[called], side_odds=-6.0)  # too unlike: no meld then
     assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) != seq
+
+
+def test_a_meld_with_two_sideways_looking_tiles_stands_the_less_sure():
+    from dataclasses import replace
+
+    seq = "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 7z 7z- 7z"
+    tiles = scene_from_sequence(seq, rng=random.Random(4))
+    called = next(k for k, t in enumerate(tiles) if t.sideways)
+    right = max(range(len(tiles)), key=lambda k: tiles[k].frame_box[0])
+    tiles = [replace(t, side_odds=8.0 if t.sideways else -8.0) for t in tiles]
+    tiles[right] = replace(tiles[right], rotation=270, side_odds=1.0)
+    best = arrange(tiles)[0]
+    assert format_sequence(best.to_sequence(tiles)) == seq and best.upright == (right,)
