@@ -42,11 +42,11 @@ PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 # Sideways log-odds (`TileDetection.side_odds`) are fitted to tiles anywhere in a row, where ~1
 # in 20 lies sideways (log-odds −3); at these places the odds differ:
 LAST_SIDEWAYS_PRIOR = 3.0  # the last of 14 touching closed tiles: as often sideways as not
-DRAWN_SIDEWAYS_ODDS = 4.0
+DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
 MELD_SIDEWAYS_PRIOR = 2.3  # three flat tiles after the closed part: one in three lies sideways
-MELD_SECOND_SIDEWAYS = 4.0  # a meld's second sideways-looking tile stands unless surer than this  # a tile set apart stands unless its shape is this sure it lies
-PEN_FORCED_UPRIGHT = 2.0
-FORCED_PER_ODDS = 0.25  # a tile whose shape said "sideways" taken as upright (inside the closed part)
+MELD_SECOND_SIDEWAYS = 4.0  # a meld's second sideways-looking tile stands unless surer than this
+PEN_FORCED_UPRIGHT = 2.0  # a tile whose shape said "sideways" taken as upright (inside the closed part)
+FORCED_PER_ODDS = 0.25  # … per unit of its sideways log-odds, when known
 MAX_FORCED = 2
 PEN_SECOND_ROW = 1.5  # reading the hand in the runner-up row
 PEN_TRIM_BACK = 0.3
