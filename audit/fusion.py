@@ -7,12 +7,14 @@ each row is *aligned* to a reference row — tile order along the row, class sim
 position (after fitting the frame's scale and offset to the reference) — and a tile of the
 hand is whatever most frames saw at that place:
 
-- the reference is the row most like the others (the medoid); rows unlike it (another hand,
-  the wall read in a blurred frame) are left out, so they neither vote nor extend the event;
-- a tile most frames see but the reference missed is added (its box mapped into the
-  reference's coordinates); a box few frames have (a doubled box, a stray tile) is dropped;
-- per tile, the classes' log-probabilities are averaged over the frames that see it, and the
-  rotation is the one most frames read (upright on a tie).
+- the reference is the row sharing most tiles with the others; rows unlike it (another hand,
+  the wall read as faces) are left out, so they neither vote nor extend the event — they are
+  tried as a group of their own if the first group makes no hand;
+- a tile most frames that see its place have but the reference missed is added (its box mapped
+  into the reference's coordinates); a box few of them have (a doubled box) is dropped, and of
+  two overlapping tiles the better-seen one stays;
+- per tile, the classes' log-probabilities are averaged over the frames that see it; when frames
+  disagree on whether it lies sideways, the way whose crops read more surely wins.
 
 `vision.reading.read_hand` then lays out the fused tiles and fixes them into a legal hand if
 it can. Everything is deterministic (ties broken by frame order), so resumed and distributed
