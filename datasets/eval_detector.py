@@ -27,6 +27,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "datasets")]
 
 from vision.detect import DEFAULT_PATH, TileDetector  # noqa: E402
+from tsumo_synth.turn import row_angle, turn_level  # noqa: E402
 
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -69,6 +70,7 @@ class Tally:
     photos_all_hand: int = 0
     times_ms: list[float] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
+    kinds: dict[str, list[int]] = field(default_factory=dict)  # hand-tile kind -> [tiles, found]
 
     def summary(self) -> dict:
         d = {"photos": self.photos, "tiles": self.gt, "found": self.found, "detections": self.preds,
@@ -78,6 +80,7 @@ class Tally:
         if self.hand_gt:
             d.update(hand_tiles=self.hand_gt, hand_recall=round(self.hand_found / self.hand_gt, 5),
                      photos_whole_hand_found=round(self.photos_all_hand / self.photos, 4))
+            d["hand_recall_by_kind"] = {k: [f, n] for k, (n, f) in self.kinds.items()}
         return d
 
 
@@ -87,14 +90,30 @@ def _timed(detector: TileDetector, img: np.ndarray):
     return np.array([b.xyxy for b in boxes]).reshape(-1, 4), (time.perf_counter() - t) * 1000
 
 
-def eval_synth(detector: TileDetector, root: Path, *, thr: float, min_side: float, limit: int | None) -> Tally:
-    """Rendered set (tsumo_synth.photos output): every labelled tile at least `min_side` px."""
-    tally = Tally(f"synthetic:{root.name}")
+HAND_KINDS = ("sideways", "stacked", "face_down", "standing")
+
+
+def eval_synth(detector: TileDetector, root: Path, *, thr: float, min_side: float, limit: int | None,
+               turned: bool = False) -> Tally:
+    """Rendered set (tsumo_synth.photos output): every labelled tile at least `min_side` px.
+
+    `turned`: measure on each photo turned so its hand row is level (the reader's second pass);
+    photos whose row can't be told (fewer than 3 tiles in the closed part) are skipped."""
+    tally = Tally(f"synthetic:{root.name}" + (":level" if turned else ""))
     rows = [json.loads(line) for line in (root / "labels.jsonl").read_text().splitlines() if line.strip()]
     for row in rows[:limit]:
         img = cv2.cvtColor(cv2.imread(str(root / row["image"])), cv2.COLOR_BGR2RGB)
-        tiles = [t for t in row["tiles"] if min(t["box"][2] - t["box"][0], t["box"][3] - t["box"][1]) >= min_side]
-        gt = np.array([t["box"] for t in tiles], np.float64).reshape(-1, 4)
+        tiles = row["tiles"]
+        if turned:
+            angle = row_angle(tiles)
+            if angle is None:
+                continue
+            img, gt_all = turn_level(img, tiles, angle)
+        else:
+            gt_all = np.array([t["box"] for t in tiles], np.float64).reshape(-1, 4)
+        keep = np.minimum(gt_all[:, 2] - gt_all[:, 0], gt_all[:, 3] - gt_all[:, 1]) >= min_side
+        tiles = [t for t, k in zip(tiles, keep) if k]
+        gt = gt_all[keep]
         pred, ms = _timed(detector, img)
         found, used = match(gt, pred, thr)
         in_hand = np.array([t["in_hand"] for t in tiles], bool)
@@ -106,9 +125,16 @@ def eval_synth(detector: TileDetector, root: Path, *, thr: float, min_side: floa
         tally.hand_gt += int(in_hand.sum())
         tally.hand_found += int((found & in_hand).sum())
         tally.photos_all_hand += int((found | ~in_hand).all())
+        for kind in HAND_KINDS:
+            sel = in_hand & np.array([bool(t[kind]) for t in tiles], bool)
+            tally.kinds.setdefault(kind, [0, 0])
+            tally.kinds[kind][0] += int(sel.sum())
+            tally.kinds[kind][1] += int((found & sel).sum())
         tally.times_ms.append(ms)
         if not (found | ~in_hand).all():
-            tally.missed.append(row["image"])
+            miss = [f"{t['index']}{'-' if t['sideways'] else ''}{'=' if t['stacked'] else ''}{'x' if t['face_down'] else ''}"
+                    for t, f in zip(tiles, found) if t["in_hand"] and not f]
+            tally.missed.append(f"{row['image']}: hand tiles {' '.join(miss)}")
     return tally
 
 
@@ -159,17 +185,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--synth", type=Path, action="append", default=[], help="rendered set folder (labels.jsonl)")
     ap.add_argument("--synth-limit", type=int, default=None)
+    ap.add_argument("--level", action="store_true",
+                    help="also measure each rendered photo turned so its hand row is level (the reader's second pass)")
     ap.add_argument("--min-side", type=float, default=6.0, help="ignore rendered tiles smaller than this (px)")
     ap.add_argument("--chinese", type=str, default=None, help="Chinese set split to measure on (test)")
     ap.add_argument("--real-dev", action="store_true", help="measure on real-dev (needs its box file)")
     ap.add_argument("--iou", type=float, default=0.5, help="IoU for a detection to count as the tile")
     ap.add_argument("--conf", type=float, default=None, help="score threshold (default: the model's)")
+    ap.add_argument("--imgsz", type=int, default=None, help="input size (default: the model's)")
     ap.add_argument("--latency", action="store_true", help="time a 12-MP photo")
     args = ap.parse_args(argv)
     if not args.model.is_file():
         print(f"eval_detector: model not found: {args.model}", file=sys.stderr)
         return 2
-    detector = TileDetector(args.model, threads=args.threads, conf=args.conf)
+    detector = TileDetector(args.model, threads=args.threads, conf=args.conf, imgsz=args.imgsz)
     report: dict = {"model": str(args.model), "imgsz": detector.imgsz, "conf": detector.conf, "iou_match": args.iou}
     sample = None
     for root in args.synth:
@@ -179,6 +208,10 @@ def main(argv: list[str] | None = None) -> int:
         t = eval_synth(detector, root, thr=args.iou, min_side=args.min_side, limit=args.synth_limit)
         report[t.name] = t.summary()
         _print(t)
+        if args.level:
+            t = eval_synth(detector, root, thr=args.iou, min_side=args.min_side, limit=args.synth_limit, turned=True)
+            report[t.name] = t.summary()
+            _print(t)
         if sample is None:
             first = json.loads((root / "labels.jsonl").read_text().splitlines()[0])
             sample = cv2.cvtColor(cv2.imread(str(root / first["image"])), cv2.COLOR_BGR2RGB)
@@ -212,6 +245,7 @@ def _print(t: Tally) -> None:
     line = f"{t.name}: {s['photos']} photos, recall {s['recall']}, precision {s['precision']}, median {s['median_ms']} ms"
     if "hand_recall" in s:
         line += f", hand recall {s['hand_recall']}, whole hand found in {s['photos_whole_hand_found']:.2%} of photos"
+        line += ", by kind " + ", ".join(f"{k} {f}/{n}" for k, (f, n) in s["hand_recall_by_kind"].items())
     print(line, file=sys.stderr)
     for m in t.missed[:10]:
         print(f"  missed: {m}", file=sys.stderr)

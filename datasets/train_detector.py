@@ -29,6 +29,7 @@ CACHE = REPO / "cache"
 os.environ.setdefault("YOLO_OFFLINE", "1")
 os.environ.setdefault("YOLO_CONFIG_DIR", str(REPO / ".cache" / "yolo"))
 os.environ.setdefault("MPLCONFIGDIR", str(REPO / ".cache" / "mpl"))
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 DEFAULT_SCALE = (0.33, 0.1875, 512)  # depth, width, max channels (YOLOv8n is 0.33, 0.25, 1024)
 CONF_DEFAULT = 0.25
@@ -106,10 +107,25 @@ def add_metadata(onnx_path: Path, meta: dict) -> None:
     onnx.save(model, str(onnx_path))
 
 
+def export(weights: Path, out: Path, *, imgsz: int, conf: float, iou: float, recipe: dict) -> None:
+    """Weights -> dynamic-shape ONNX at `out`, with what `vision.detect` reads back in its metadata."""
+    from ultralytics import YOLO
+
+    exported = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(exported, out)
+    add_metadata(out, {
+        "tsumo_model": "tile_detector", "tsumo_imgsz": imgsz, "tsumo_conf": conf, "tsumo_iou": iou,
+        "tsumo_classes": json.dumps(["tile"]), "tsumo_recipe": json.dumps(recipe),
+    })
+    print(json.dumps({"onnx": str(out), "bytes": out.stat().st_size, **recipe}))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--synth", type=Path, action="append", required=True,
-                    help="rendered dataset folder(s) from tsumo_synth.photos (repeatable)")
+    ap.add_argument("--synth", type=Path, action="append", default=[],
+                    help="rendered dataset folder(s) from tsumo_synth.photos or tsumo_synth.turn (repeatable; "
+                         "a folder given twice is listed twice per epoch)")
     ap.add_argument("--real", type=Path, default=REPO.parent / "shared" / "data" / "real" / "chinese-mahjong-detection-v4",
                     help="Chinese set root (its valid/ split is trained on); 'none' to skip")
     ap.add_argument("--real-repeat", type=int, default=2, help="list the real photos this many times (they are few)")
@@ -117,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--epochs", type=int, default=60)
     ap.add_argument("--hours", type=float, default=None, help="wall-clock budget (overrides --epochs)")
     ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=1, help="data-loader processes (the machine is shared)")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (the machine is shared)")
     ap.add_argument("--scale", type=str, default=",".join(map(str, DEFAULT_SCALE)), help="depth,width,max_channels")
     ap.add_argument("--init", type=Path, default=None, help="start from these weights (.pt) instead of scratch")
     ap.add_argument("--warmup", type=float, default=1.0, help="warm-up epochs (ultralytics' 3 waste short CPU runs)")
@@ -125,15 +142,33 @@ def main(argv: list[str] | None = None) -> int:
                     help="share of mosaic samples (mosaic halves tile sizes; photos show them larger)")
     ap.add_argument("--close-mosaic", type=int, default=2, help="last epochs without mosaic")
     ap.add_argument("--lr0", type=float, default=None, help="initial learning rate (default: ultralytics' choice)")
+    ap.add_argument("--optimizer", type=str, default="AdamW", help="optimizer when --lr0 is given (SGD, AdamW)")
     ap.add_argument("--name", type=str, default="detector")
     ap.add_argument("--conf", type=float, default=CONF_DEFAULT, help="score threshold stored in the ONNX")
     ap.add_argument("--iou", type=float, default=IOU_DEFAULT, help="NMS IoU threshold stored in the ONNX")
     ap.add_argument("--out", type=Path, default=REPO / "models" / "tile_detector.onnx")
+    ap.add_argument("--serve-imgsz", type=int, default=None,
+                    help="input size stored in the ONNX for inference (default: the training --imgsz)")
+    ap.add_argument("--export-only", type=Path, default=None, metavar="WEIGHTS",
+                    help="no training: export these weights (.pt) to --out with the metadata")
     args = ap.parse_args(argv)
 
     _ensure_fonts()
+    import torch
     from ultralytics import YOLO
 
+    torch.set_num_threads(max(1, args.threads))
+    if args.export_only:
+        w = args.export_only.resolve()  # cache/runs/<name>/weights/x.pt or cache/train/<name>/x.pt
+        found = [f for f in (w.parent / "recipe.json", CACHE / "train" / w.parents[1].name / "recipe.json") if f.exists()]
+        recipe = json.loads(found[0].read_text()) if found else {}
+        recipe["weights"] = str(args.export_only)
+        export(args.export_only, args.out, imgsz=args.serve_imgsz or args.imgsz, conf=args.conf, iou=args.iou,
+               recipe=recipe)
+        return 0
+
+    if not args.synth:
+        raise SystemExit("give at least one --synth dataset (or --export-only WEIGHTS)")
     work = CACHE / "train" / args.name
     work.mkdir(parents=True, exist_ok=True)
     train_dirs = []
@@ -142,7 +177,8 @@ def main(argv: list[str] | None = None) -> int:
         if not (s / "images" / "train").is_dir():
             raise SystemExit(f"{s}: not a tsumo_synth.photos dataset (run python -m tsumo_synth.photos first)")
         train_dirs.append(str((s / "images" / "train").resolve()))
-        if (s / "images" / "val").is_dir() and any((s / "images" / "val").iterdir()):
+        if (s / "images" / "val").is_dir() and any((s / "images" / "val").iterdir()) and \
+                str((s / "images" / "val").resolve()) not in val_dirs:
             val_dirs.append(str((s / "images" / "val").resolve()))
     if str(args.real).lower() != "none":
         real_imgs = prepare_real(args.real, CACHE / "real" / "chinese_v4_tile", "valid")
@@ -167,27 +203,23 @@ def main(argv: list[str] | None = None) -> int:
         patience=100, val=True, verbose=False, warmup_epochs=args.warmup,
     )
     if args.lr0 is not None:
-        train_kw.update(lr0=args.lr0, optimizer="AdamW")
+        train_kw.update(lr0=args.lr0, optimizer=args.optimizer)
     if args.hours:
         train_kw["time"] = args.hours
+    recipe = {"synth": [str(s) for s in args.synth], "real": str(args.real), "real_repeat": args.real_repeat,
+              "imgsz": args.imgsz, "scale": list(scale), "epochs": args.epochs, "hours": args.hours, "batch": args.batch,
+              "init": str(args.init) if args.init else None, "mosaic": args.mosaic, "close_mosaic": args.close_mosaic,
+              "lr0": args.lr0, "optimizer": args.optimizer if args.lr0 is not None else "auto", "name": args.name}
+    (work / "recipe.json").write_text(json.dumps(recipe))
     model.train(**train_kw)
     minutes = (time.time() - t0) / 60
     best = CACHE / "runs" / args.name / "weights" / "best.pt"
     if not best.exists():
         best = CACHE / "runs" / args.name / "weights" / "last.pt"
-    final = YOLO(str(best))
-    exported = Path(final.export(format="onnx", imgsz=args.imgsz, dynamic=True, simplify=True, opset=17))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(exported, args.out)
-    recipe = {"synth": [str(s) for s in args.synth], "real": str(args.real), "real_repeat": args.real_repeat,
-              "imgsz": args.imgsz, "scale": list(scale), "epochs": args.epochs, "hours": args.hours, "batch": args.batch,
-              "init": str(args.init) if args.init else None, "mosaic": args.mosaic, "train_minutes": round(minutes, 1)}
-    add_metadata(args.out, {
-        "tsumo_model": "tile_detector", "tsumo_imgsz": args.imgsz, "tsumo_conf": args.conf, "tsumo_iou": args.iou,
-        "tsumo_classes": json.dumps(["tile"]), "tsumo_recipe": json.dumps(recipe),
-    })
+    recipe["train_minutes"] = round(minutes, 1)
+    (work / "recipe.json").write_text(json.dumps(recipe))
+    export(best, args.out, imgsz=args.serve_imgsz or args.imgsz, conf=args.conf, iou=args.iou, recipe=recipe)
     shutil.copy(best, work / "best.pt")
-    print(json.dumps({"onnx": str(args.out), "bytes": args.out.stat().st_size, **recipe}))
     return 0
 
 

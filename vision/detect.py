@@ -107,7 +107,7 @@ class TileDetector:
     """Loads the ONNX detector once; `detect` is safe to call from several threads."""
 
     def __init__(self, path: str | Path = DEFAULT_PATH, threads: int = 2, *, conf: float | None = None,
-                 iou: float | None = None):
+                 iou: float | None = None, imgsz: int | None = None):
         import onnxruntime as ort
 
         path = Path(path)
@@ -121,7 +121,7 @@ class TileDetector:
         self.input_name = self.session.get_inputs()[0].name
         meta = self.session.get_modelmeta().custom_metadata_map
         self.metadata = dict(meta)
-        self.imgsz = int(meta.get("tsumo_imgsz") or _ultralytics_imgsz(meta) or 512)
+        self.imgsz = int(imgsz or meta.get("tsumo_imgsz") or _ultralytics_imgsz(meta) or 512)
         self.conf = float(conf if conf is not None else meta.get("tsumo_conf", 0.25))
         self.iou = float(iou if iou is not None else meta.get("tsumo_iou", 0.6))
         shape = self.session.get_inputs()[0].shape
