@@ -16,6 +16,7 @@ tile classes and keeps the most probable legal hand.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Literal, Sequence
 
@@ -167,7 +168,9 @@ def candidate_rows(tiles: Sequence[TileDetection], keep: float = 0.6) -> list[tu
     scored = []
     for r in find_rows(boxes, max_tilt=15.0, limit=6):
         members = [idx[k] for k in r.indices]
-        backs = sum(tiles[i].label == BACK for i in members) / len(members)
+        # face-down tiles, and faces beyond the four a set holds (light backs read as a face)
+        counts = Counter(tiles[i].label for i in members if tiles[i].label != BACK)
+        backs = (sum(tiles[i].label == BACK for i in members) + sum(max(0, c - 4) for c in counts.values())) / len(members)
         scored.append((r.score * (1.15 - backs), tuple(members)))
     scored.sort(key=lambda x: -x[0])
     return [m for sc, m in scored if sc >= keep * scored[0][0]]

@@ -516,6 +516,18 @@ def _pick_row(rows: list[Row], p_back: np.ndarray) -> Row:
     return max(rows[:4], key=lambda r: r.score * (1.15 - float(np.mean(p_back[list(r.indices)]))))
 
 
+def _back_likeness(probs: np.ndarray) -> np.ndarray:
+    """How likely each tile is face-down: its class probability, or, when more tiles read as one
+    face than a set holds (four), the share of them that must be something else — a wall of
+    light-backed tiles read as white dragons is no hand."""
+    p_back = probs[:, TILE_CLASSES.index(BACK)].astype(float)
+    top = np.argmax(probs, axis=1)
+    for c, count in zip(*np.unique(top, return_counts=True)):
+        if TILE_CLASSES[int(c)] != BACK and count > 4:
+            p_back[top == c] = np.maximum(p_back[top == c], 1 - 4 / count)
+    return p_back
+
+
 def _face_weights(p_back: np.ndarray) -> np.ndarray:
     """How much each tile counts toward a hand row: a face-down one hardly (see `find_rows`)."""
     return 1.15 - p_back
@@ -552,7 +564,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         photo_frame = Frame(0.0, centre)
         probs0, flips0 = _classify(classifier, image, photo_frame, photo_frame.boxes_to_frame(photo_boxes[members]),
                                    np.zeros(len(members), bool))
-        p_back[members] = probs0[:, TILE_CLASSES.index(BACK)]
+        p_back[members] = _back_likeness(probs0)
         first_pass = {int(k): (probs0[j], flips0[j]) for j, k in enumerate(members)}
     else:
         first_pass = {}

@@ -254,3 +254,22 @@ def test_reader_detects_again_on_the_turned_photo():
 
     PhotoReader(detector=PhotoOnly(), classifier=OracleClassifier(labels)).read(image)
     assert len(seen) == 2 and seen[0] == image.shape and seen[1] != image.shape
+
+
+class BacksReadAs5z(OracleClassifier):
+    """Face-down tiles read as white dragons (a light-backed set: what the audit saw)."""
+
+    def classify_tiles(self, *args):
+        probs, flips = super().classify_tiles(*args)
+        b, w = CLASS_INDEX[BACK], CLASS_INDEX["5z"]
+        hit = probs[:, b] > 0.5
+        probs[hit, w], probs[hit, b] = probs[hit, b], probs[hit, w]
+        return probs, flips
+
+
+def test_a_wall_read_as_white_dragons_is_not_the_hand():
+    """More tiles of one face than a set holds (four) are no hand's: the wall beside this hand,
+    its backs read as 5z, does not win the row."""
+    image, labels = render(800026, size=SMALL)
+    reading = PhotoReader(detector=OracleDetector(labels, 0.03, 1), classifier=BacksReadAs5z(labels)).read(image)
+    assert reading.sequence == labels.sequence
