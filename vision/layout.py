@@ -356,6 +356,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                         notes.append("the drawn tile lies off the row")
                     else:
                         pen += PEN_MISSING_DRAWN
+                elif count == 13:  # a tile set apart, yet one short: a tile was lost (or left out)
+                    pen += PEN_MISSING_DRAWN
                 elif count not in (13, 14):
                     pen += PEN_PARTIAL
                 upright, turned_here = forced, turned
