@@ -98,8 +98,8 @@ def short_run(short_video, tmp_path_factory):
 # glare-washed 6p/7p are read as 5z/3m in nearly every frame (the right class not even in the
 # classifier's top 5), so no legal hand can be fused and the win is not found. Win 1 and the
 # decoy are right. Footage rendered before the brush-stroke faces (316452f) passes.
-@pytest.mark.xfail(reason="classifier: on fresh renders win 2's glare-washed pins read as 5z/3m (and, with the "
-                          "working-tree faces, win 1's drawn 2m as 3m): wins not found (issue 6 open)", strict=False)
+@pytest.mark.xfail(reason="classifier: on fresh renders win 2's glare-washed pins read as 5z/3m in nearly every "
+                          "frame (6p not in the top 5): win 2 not found (issue 6 open)", strict=False)
 def test_short_video_every_win_found_read_and_scored(short_video, short_run):
     out, wall, proc = short_run
     report = json.loads((out / "report.json").read_text())
@@ -158,9 +158,6 @@ def test_kill_9_after_first_event_then_resume_gives_the_same_report(short_video,
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="needs an event found before the fault in the short video: on fresh renders the classifier "
-                          "misreads win 1's 2m (as 3m) and win 2's glare-washed pins (as 5z), so none is (issue 6 open)",
-                   strict=False)
 def test_broken_videos_keep_what_was_read_before_the_fault(short_video, short_run, tmp_path):
     data = short_video.video.read_bytes()
     n = len(data)
@@ -191,10 +188,6 @@ def test_broken_videos_keep_what_was_read_before_the_fault(short_video, short_ru
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(reason="fresh render, models 2dbca51/b2e772d: tilted reveals are lost to a re-detection bug in "
-                          "vision/pipeline.py (_Remembered); with it fixed 12/12 found but 10/12 exact (6m read as 9m "
-                          "in every frame; a chi+pon hand's sideways tiles missed): target 11 (issue 6 open)",
-                   strict=False)
 def test_long_video_twelve_wins_at_four_times_real_time(shared_dir, tmp_path):
     video = cached_video(LONG, shared_dir=shared_dir)
     out = tmp_path / "long"
