@@ -341,6 +341,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 inner = [k for k in range(c - 1) if big[k]]
                 drawn: tuple[int, ...] = ()
                 count = c + 3 * sum(g.is_meld for g in melds)
+                if c >= 2 and (c - 2) in inner and ks[-1] == "S" and gaps[c - 2] <= 2 * GAP * unit:
+                    inner.remove(c - 2)  # a sideways tile after standing ones steps wider: not apart
                 if c >= 2 and ((c - 2) in inner or (count == 14 and ks[-1] == "U" and _set_apart(pitches[: c - 1], unit))):
                     drawn = (closed[-1],)  # the last closed tile set apart: the drawn tile
                     closed = closed[:-1]
