@@ -178,12 +178,38 @@ def _events(part: list[FrameReading], params: EventParams, fuse: Fuse | None) ->
     return out
 
 
+def _tiles(hand: dict) -> Counter:
+    """The hand's tiles, red fives as fives (to tell one reveal read two ways from two hands)."""
+    out: Counter = Counter()
+    texts = [hand.get("concealed", "")] + [m.get("tiles", "") for m in hand.get("melds") or []]
+    for text in texts:
+        digits = ""
+        for ch in text:
+            if ch.isdigit():
+                digits += ch
+            else:
+                out.update(("5" if d == "0" else d) + ch for d in digits)
+                digits = ""
+    return out
+
+
+def _one_reveal(a: Event, b: Event) -> bool:
+    """Neighbouring events of one run are one reveal read two ways when their hands share at
+    least half their tiles (a meld read while still being turned, a misread first reading);
+    two hands shown one after the other share few."""
+    if a.hand == b.hand:
+        return True
+    ta, tb = _tiles(a.hand), _tiles(b.hand)
+    return sum((ta & tb).values()) * 2 >= max(sum(ta.values()), sum(tb.values()))
+
+
 def _merge_same(events: list[Event]) -> list[Event]:
-    """Neighbouring events of one run that read the same hand are one reveal (a run split
-    where a misread hand came first, frames left out of a fusion that read the hand alone)."""
+    """Neighbouring events of one run that are one reveal (see `_one_reveal`) become one event,
+    with the hand of its better-seen part (a run split where a misread hand came first; frames
+    left out of a fusion that read the hand — or a hand being turned — on their own)."""
     merged: list[Event] = []
     for e in events:
-        if merged and merged[-1].hand == e.hand:
+        if merged and _one_reveal(merged[-1], e):
             a = merged[-1]
             main = a if a.frames >= e.frames else e  # the better-seen part speaks for both
             frames = a.frames + e.frames

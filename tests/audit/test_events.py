@@ -54,6 +54,17 @@ def test_a_misread_first_frame_does_not_cut_the_reveal_in_two():
     assert ev[0].start_s == 0.0 and ev[0].end_s == 5.0 and ev[0].frames == 11
 
 
+def test_a_hand_read_two_ways_in_one_run_is_one_event():
+    """The first frames of a reveal read a meld still being turned as another tile (A2 shares
+    all but three tiles with A): one event, with the hand of the better-seen part."""
+    a2 = {"concealed": "123m456p789s11z", "win_tile": "1z", "melds": [{"kind": "pon", "tiles": "555z"}]}
+    rs = seq("AAAAAAAA")
+    rs = [FrameReading(i, i / 2, a2, "A2", 0.9) for i in range(4)] + [
+        FrameReading(4 + r.index, (4 + r.index) / 2, r.hand, r.sequence, r.confidence) for r in rs]
+    ev = detect_events(rs)
+    assert [e.hand for e in ev] == [A] and ev[0].start_s == 0.0 and ev[0].frames == 12
+
+
 def test_majority_wins_and_best_frame_is_most_confident():
     rs = seq("ABAAB.A")
     rs[3] = FrameReading(3, 1.5, A, "A", 0.99)
