@@ -68,6 +68,7 @@ def _sets(counts: list[int], need: int) -> bool:
     return False
 
 
+RED_FIVES = ("0m", "0p", "0s")
 TERMINALS = [0, 8, 9, 17, 18, 26] + list(range(27, 34))
 
 
@@ -328,6 +329,10 @@ def _evaluate(arr: Arrangement, labels: dict[int, str], players: int, full: bool
     over = [label34(k) for k, c in enumerate(total) if c > 4]
     if over:
         return _Eval(False, 0.0, [f"more than four {', '.join(over)}"], [])
+    shown = concealed + [labels[i] for g in arr.groups if g.is_meld for i in g.tiles]
+    two_red = [x for x in RED_FIVES if shown.count(x) > 1]
+    if two_red:  # every rule set we score has at most one red five per suit
+        return _Eval(False, 0.0, [f"two red fives {two_red[0]} (a set has one)"], [])
     need = 14 - 3 * n_melds
     if len(concealed) == need:
         return _Eval(is_complete(counts, n_melds), cost, warnings, [])

@@ -160,6 +160,19 @@ def test_consistency_fixes_a_fifth_tile():
     assert [(c.read, c.now) for c in r.changes] == [("1m", "2m")]
 
 
+def test_consistency_allows_one_red_five_per_suit():
+    """The drawn 5p read as a second red 5p: legal by shape, but no set has two red 5p (the
+    audit met this on footage), so the reading must fall back to the plain 5p."""
+    tiles = scene_from_sequence("2m 3m 4m 0p 6p 7p 7s 8s 9s 5z 5z 5z 5p | 5p", rng=random.Random(11))
+    i = max(k for k, t in enumerate(tiles) if t.label == "5p" and t.centre[0] == max(
+        u.centre[0] for u in tiles if u.label == "5p"))
+    cands = (Candidate("0p", 0.6), Candidate("5p", 0.35), Candidate("1z", 0.01))
+    tiles[i] = replace(tiles[i], label="0p", confidence=0.6, candidates=cands)
+    r = read_hand(tiles)
+    assert r.error is None and r.hand["concealed"] == "234m05567p789s555z"
+    assert [(c.tile, c.read, c.now) for c in r.changes] == [(i, "0p", "5p")]
+
+
 def test_consistency_prefers_a_legal_meld():
     seq = "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 7z 7z- 7z"
     tiles = scene_from_sequence(seq, rng=random.Random(9))
