@@ -94,12 +94,6 @@ def short_run(short_video, tmp_path_factory):
     return out, wall, proc
 
 
-# Issue 6 open: on footage rendered with the committed face renderer (e87c0fab17db), win 2's
-# glare-washed 6p/7p are read as 5z/3m in nearly every frame (the right class not even in the
-# classifier's top 5), so no legal hand can be fused and the win is not found. Win 1 and the
-# decoy are right. Footage rendered before the brush-stroke faces (316452f) passes.
-@pytest.mark.xfail(reason="classifier: on fresh renders win 2's glare-washed pins read as 5z/3m in nearly every "
-                          "frame (6p not in the top 5): win 2 not found (issue 6 open)", strict=False)
 def test_short_video_every_win_found_read_and_scored(short_video, short_run):
     out, wall, proc = short_run
     report = json.loads((out / "report.json").read_text())
