@@ -210,7 +210,7 @@ def _ultralytics_env() -> None:
 
 def _allow_small_imgsz(imgsz: int) -> None:
     """ultralytics rounds every image size up to a multiple of 32 (its detection grid); this
-    classifier's net downsamples 16× and is trained at 48 px, so let the trainer keep 48."""
+    classifier's net downsamples 16×, so a size like 48 px may stay as it is."""
     import ultralytics.engine.trainer as trainer_mod
     from ultralytics.utils.checks import check_imgsz
 

@@ -25,7 +25,9 @@ import numpy as np
 
 from vision.classes import BACK, CLASS_INDEX, TILE_CLASSES
 
-INPUT_SIZE = 48
+# Default crop size for callers without a model; `TileClassifier.crop` uses the size recorded in the
+# model. 64 px (was 48): the man numeral is a small part of the tile and needs the pixels.
+INPUT_SIZE = 64
 CROP_MARGIN = 0.10
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "tile_classifier.onnx"
 FLIP_SUFFIX = "@180"

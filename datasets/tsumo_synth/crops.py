@@ -2,7 +2,7 @@
 
 Each crop is a small scene (the tile with its neighbours in a row, sometimes a row behind it, on a
 table texture) seen through a cheap camera: perspective, a tilt left over after deskewing, the
-tile only 26–120 px tall, blur, noise, JPEG, uneven light, colour casts, a glare spot, a finger.
+tile only 30–130 px tall, blur, noise, JPEG, uneven light, colour casts, a glare spot, a finger.
 The box is the tile's true outline moved by up to ±15 % per edge (detector looseness), then cut
 with the very `crop_tile` recognition uses.
 
@@ -81,7 +81,7 @@ class CropMaker:
     """Renders classifier crops; all randomness from the rng passed in (reproducible per seed)."""
 
     def __init__(self, artist: TileArtist, size: int = INPUT_SIZE, margin: float = CROP_MARGIN,
-                 px_range: tuple[float, float] = (26.0, 120.0), pool_size: int = 370, pool_seed: int = 0):
+                 px_range: tuple[float, float] = (30.0, 130.0), pool_size: int = 370, pool_seed: int = 0):
         self.artist = artist
         self.size = size
         self.margin = margin
@@ -113,7 +113,9 @@ class CropMaker:
             turn = (turn + 180) % 360
         lying = True if turn in (90, 270) else bool(rng.random() < 0.65)
         back_color = self.artist.back_color(rng)
-        strip = float(rng.uniform(0.08, 0.45))
+        # side strip / face height = thickness/height × cot(elevation) (≈ 0.57 cot e for a lying tile):
+        # 0.08–0.45 from above, up to ~1 in low shots across the table (the real-dev photos)
+        strip = float(rng.uniform(0.08, 0.45)) if rng.random() < 0.6 else float(rng.uniform(0.45, 1.0))
         lo, hi = self.px_range
         targets = np.exp(rng.uniform(np.log(lo), np.log(hi), views))  # tile's long side in the photo, px
         # the scene is composed at a little over the final resolution (cheap), sprites shrunk first
@@ -127,7 +129,7 @@ class CropMaker:
         for target in targets:
             img, box = self._camera(canvas, cbox, rng, float(target))
             img = self._photometric(img, rng)
-            box = self._loosen(box, rng)
+            box = self._loosen(box, rng, sideways=turn in (90, 270))
             crop = crop_tile(img, box, turn in (90, 270), size=self.size, margin=self.margin)
             if across:
                 crop = np.ascontiguousarray(crop[::-1, ::-1])
@@ -213,7 +215,9 @@ class CropMaker:
         ang = np.deg2rad(rng.normal(0, 3.5) if rng.random() < 0.85 else rng.uniform(-12, 12))
         R = np.array([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]], np.float32)
         sx = rng.uniform(0.85, 1.15)
-        dst = (src - c) @ R.T * np.array([sx, 1.0], np.float32)
+        # camera elevation squashes the tile vertically (a face seen at 35° is ~0.6 of its height)
+        sy = rng.uniform(0.55, 1.0) if rng.random() < 0.5 else 1.0
+        dst = (src - c) @ R.T * np.array([sx, sy], np.float32)
         # keystone: the far edge of the tile a little narrower (camera looks down at an angle)
         k = rng.uniform(0.0, 0.12)
         dst[[0, 1], 0] *= (1 - k)
@@ -226,10 +230,17 @@ class CropMaker:
         box = (pts[:, 0].min(), pts[:, 1].min(), pts[:, 0].max(), pts[:, 1].max())
         return img, box
 
-    def _loosen(self, box, rng):
+    def _loosen(self, box, rng, *, sideways: bool = False):
+        """The detector's box: each edge off by up to ±15 %; a sideways tile's box sometimes much
+        too narrow (the detector draws it like an upright neighbour's)."""
         x1, y1, x2, y2 = box
         w, h = x2 - x1, y2 - y1
         j = np.clip(rng.normal(0, 0.06, 4), -0.15, 0.15)
+        if sideways and rng.random() < 0.25:
+            cut = rng.uniform(0.08, 0.25) * w
+            side = rng.uniform(0, 1)
+            j[0] += side * cut / w
+            j[2] -= (1 - side) * cut / w
         return (x1 + j[0] * w, y1 + j[1] * h, x2 + j[2] * w, y2 + j[3] * h)
 
     def _photometric(self, img: np.ndarray, rng) -> np.ndarray:
@@ -246,7 +257,7 @@ class CropMaker:
         img *= gains.astype(np.float32)
         if rng.random() < 0.2:  # glare spot
             cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.1, 0.4) * w
-            img += (rng.uniform(40, 140) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r)))[..., None]
+            img += (rng.uniform(30, 100) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r)))[..., None]
         if rng.random() < 0.08:  # a finger or an object over one edge
             col = np.array([(200, 150, 120), (60, 50, 45), (230, 230, 230)][rng.integers(3)], np.float32)
             cx = rng.choice([rng.uniform(-0.1, 0.25), rng.uniform(0.75, 1.1)]) * w
@@ -260,7 +271,7 @@ class CropMaker:
             # a tile only ~20 px tall stays readable only with little blur
             img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.15, 0.35 + 0.45 * min(1.0, max(h, w) / 130)))
         if rng.random() < 0.08:  # motion blur
-            k = int(rng.integers(3, 7))
+            k = int(rng.integers(3, max(4, min(8, max(h, w) // 16))))  # a few px, less on a small tile
             ker = np.zeros((k, k), np.float32)
             ker[k // 2] = 1.0 / k
             ker = cv2.warpAffine(ker, cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1), (k, k))

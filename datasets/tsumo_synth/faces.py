@@ -5,7 +5,8 @@ Sources (picked at random per face):
 - **art**: the CC0 FluffyStuff PNGs (`Export/Regular` and `Export/Black`), recoloured: each art
   pixel is softly assigned to one of the art's few flat colours ("roles"), and each role gets a
   freshly drawn ink, so one artwork yields black, navy, green or blue sticks and circles.
-- **font**: man (numeral over 萬) and honours drawn with the installed CJK fonts.
+- **font**: man (numeral over 萬) and honours drawn with the installed CJK fonts; 30 % of man
+  faces take the brush-style AR PL UKai (real numerals are brush-written) when it is installed.
 - **procedural**: pins (circles) and sous (bamboo sticks) in the standard arrangements.
 
 Red fives are the normal five with its ink turned red (plus the common small dot); the art's own
@@ -88,6 +89,7 @@ SOU_LAYOUTS: dict[int, tuple[float, list[tuple[float, float, float, str]]]] = {
 
 WIND_CHARS = {"1z": "東", "2z": "南", "3z": "西", "4z": "北"}
 MAN_NUMERALS = "一二三四五六七八九"
+BRUSH_FAMILIES = ("AR PL UKai TW",)  # kaishu: the brush style of real tile numerals
 
 
 @dataclass
@@ -338,6 +340,9 @@ class FaceRenderer:
 
     def _font_face(self, canvas, base: str, pal: Palette, box, rng, *, red: bool) -> None:
         font = self.fonts[rng.integers(len(self.fonts))]
+        brush = [f for f in self.fonts if f.family in BRUSH_FAMILIES]
+        if brush and base[1] == "m" and rng.random() < 0.3:  # real man numerals are mostly brush-written
+            font = brush[rng.integers(len(brush))]
         stroke = int(rng.integers(0, 5))
         x0, y0, x1, y1 = box
         bh = y1 - y0

@@ -1,7 +1,7 @@
 """Find the CJK fonts installed on this machine, so tile characters come in several typefaces.
 
 Fonts are found with `fc-list` (Debian packages fonts-noto-cjk, fonts-ipaexfont-*, fonts-wqy-microhei,
-fonts-vlgothic); nothing is ever downloaded. A missing family is simply absent from the list.
+fonts-vlgothic, fonts-arphic-ukai, fonts-arphic-uming); nothing is ever downloaded. A missing family is simply absent from the list.
 """
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ WANTED_FAMILIES: tuple[str, ...] = (
     "IPAexMincho",
     "WenQuanYi Micro Hei",
     "VL Gothic",
+    "AR PL UKai TW",   # brush (kaishu) strokes, like the numerals printed on most real tiles
+    "AR PL UMing TW",
 )
 
 # Every character a tile face may be drawn with.
@@ -45,16 +47,18 @@ def _load(path: str, index: int, size: int) -> ImageFont.FreeTypeFont:
 
 
 def list_fc_faces() -> list[FontFace]:
-    """Every Japanese-capable face fontconfig knows, sorted (so renders are reproducible)."""
+    """Every Japanese- or traditional-Chinese-capable face fontconfig knows, sorted (so renders are reproducible)."""
     if shutil.which("fc-list") is None:
         return []
-    try:
-        out = subprocess.run(
-            ["fc-list", ":lang=ja", "--format", "%{family[0]}|%{style[0]}|%{file}|%{index}\n"],
-            capture_output=True, text=True, timeout=30, check=True,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return []
+    out = ""
+    for lang in (":lang=ja", ":lang=zh-tw"):  # the AR PL brush fonts register as Chinese only
+        try:
+            out += subprocess.run(
+                ["fc-list", lang, "--format", "%{family[0]}|%{style[0]}|%{file}|%{index}\n"],
+                capture_output=True, text=True, timeout=30, check=True,
+            ).stdout
+        except (OSError, subprocess.SubprocessError):
+            continue
     faces = set()
     for line in out.splitlines():
         parts = line.split("|")

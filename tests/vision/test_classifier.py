@@ -17,12 +17,13 @@ MODEL = REPO / "models" / "tile_classifier.onnx"
 BOXES = Path(__file__).parent / "data" / "real_dev_boxes.json"
 
 # Measured on the shipped model (see models/tile_classifier.md); the tests allow a small margin.
-HELD_OUT_MIN_ACC = 0.88  # shipped model: 0.935 on the 1 500-crop synthetic test set
-HELD_OUT_MIN_FLIP = 0.80
+# Target (issue #3): 99.5 % on the held-out synthetic set; not met yet, so these are measured floors.
+HELD_OUT_MIN_ACC = 0.92  # shipped model (run 5): 74/76 here, 95.4 % on the 1 500-crop 64-px held-out set
+HELD_OUT_MIN_FLIP = 0.85  # shipped model: 1.00 here on the faces that look different upside down
 # Faces that look different upside down (most pins/sous are symmetric under a half turn, so their
 # flip is undefined; recognition's owner vote gives them ~no weight).
 ASYMMETRIC = {f"{n}m" for n in range(1, 10)} | {"1z", "2z", "3z", "4z", "6z", "7z", "0m", "1s", "3s", "7s", "6p", "7p"}
-REAL_DEV_MIN_CORRECT = 38  # of 50 (shipped model: 40)
+REAL_DEV_MIN_CORRECT = 43  # of 50 (shipped model: 45; target: all 50)
 
 
 # ---- crop_tile geometry --------------------------------------------------------------------------
