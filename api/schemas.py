@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 Seat = Literal["left", "across", "right"]
 Wind = Literal["E", "S", "W", "N"]
@@ -123,6 +123,14 @@ class ScoreResult(BaseModel):
     total: int | None = None
     yaku: list[YakuEntry] | None = None
     error: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _id_only_if_given(self, handler: Any) -> dict[str, Any]:
+        """§2: `id` is echoed if the hand had one, and absent otherwise (not null)."""
+        data = handler(self)
+        if data.get("id") is None:
+            data.pop("id", None)
+        return data
 
 
 class HandOut(BaseModel):

@@ -39,6 +39,12 @@ def test_full_contract_example_with_melds_counters_and_discarder(client):
     assert body["total"] == body["points"] + 600 + 1000
 
 
+def test_result_has_no_id_unless_the_hand_gave_one(client):
+    """CONTRACTS §2: `id` is echoed if given — absent, not null, otherwise."""
+    body = client.post("/v1/hands/score", json=HAND).json()
+    assert "id" not in body and body == score_json(HAND)
+
+
 def test_expected_key_from_batch_files_is_ignored(client):
     r = client.post("/v1/hands/score", json={**HAND, "expected": {"points": 1}})
     assert r.status_code == 200 and r.json()["points"] == 7800
