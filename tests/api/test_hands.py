@@ -40,9 +40,14 @@ def test_full_contract_example_with_melds_counters_and_discarder(client):
 
 
 def test_result_has_no_id_unless_the_hand_gave_one(client):
-    """CONTRACTS §2: `id` is echoed if given — absent, not null, otherwise."""
+    """CONTRACTS §2: `id` is echoed if given — absent, not null, otherwise (also where a
+    result is nested in a response model, as in /v1/photos/score)."""
+    from api.schemas import ScoreResult
+
     body = client.post("/v1/hands/score", json=HAND).json()
     assert "id" not in body and body == score_json(HAND)
+    assert "id" not in ScoreResult.model_validate(score_json(HAND)).model_dump(mode="json")
+    assert ScoreResult.model_validate(score_json({**HAND, "id": 7})).model_dump()["id"] == 7
 
 
 def test_expected_key_from_batch_files_is_ignored(client):
