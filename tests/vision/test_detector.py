@@ -1,0 +1,213 @@
+"""The tile detector: letterbox/NMS geometry, the shipped ONNX on held-out renders, the CLI wrappers."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.detect import DEFAULT_PATH, Box, TileDetector, letterbox, nms
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "datasets"))
+from eval_detector import match  # noqa: E402
+
+
+def test_letterbox_keeps_aspect_and_pads_to_stride():
+    img = np.zeros((3024, 4032, 3), np.uint8)
+    out, lb = letterbox(img, 512)
+    assert out.shape == (384, 512, 3) and lb.scale == pytest.approx(512 / 4032)
+    out, lb = letterbox(np.zeros((1000, 700, 3), np.uint8), 512)
+    assert out.shape[0] == 512 and out.shape[1] % 32 == 0 and out.shape[1] >= 700 * 512 / 1000
+    assert lb.pad_x == (out.shape[1] - round(700 * 512 / 1000)) // 2
+    out, lb = letterbox(np.zeros((480, 640, 3), np.uint8), 512, square=True)
+    assert out.shape == (512, 512, 3) and lb.pad_y == (512 - 384) // 2
+
+
+def test_nms_keeps_best_of_overlapping_boxes():
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 10, 10], [20, 20, 30, 30], [0, 0, 10, 10.5]], float)
+    scores = np.array([0.5, 0.9, 0.8, 0.3])
+    assert list(nms(boxes, scores, 0.6)) == [1, 2]
+    assert list(nms(boxes, scores, 0.99)) == [1, 2, 0, 3]
+    assert len(nms(np.zeros((0, 4)), np.zeros(0), 0.5)) == 0
+
+
+def test_match_is_one_to_one():
+    gt = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], float)
+    pred = np.array([[0, 0, 10, 10], [1, 0, 10, 10], [50, 50, 60, 60]], float)
+    found, used = match(gt, pred, 0.5)
+    assert found.tolist() == [True, False] and used.tolist() == [True, False, False]
+
+
+@pytest.fixture(scope="module")
+def detector():
+    return TileDetector(DEFAULT_PATH, threads=2)
+
+
+def test_shipped_model_runs_on_onnxruntime_alone(detector):
+    code = ("import sys; from vision.detect import TileDetector; import numpy as np; "
+            "d = TileDetector(); d.detect(np.zeros((300, 400, 3), np.uint8)); "
+            "assert 'torch' not in sys.modules and 'ultralytics' not in sys.modules; print(d.imgsz)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout.strip()) == detector.imgsz
+    assert detector.metadata.get("tsumo_model") == "tile_detector"
+    assert 0 < detector.conf < 1 and 0 < detector.iou < 1
+    assert DEFAULT_PATH.stat().st_size < 12 * 2**20
+
+
+def test_bad_images_are_refused(detector):
+    with pytest.raises(ValueError):
+        detector.detect(np.zeros((10, 10), np.uint8))
+    with pytest.raises(ValueError):
+        detector.detect(np.zeros((10, 10, 3), np.float32))
+    assert detector.detect(np.zeros((1, 1, 3), np.uint8)) == []
+    assert detector.detect(np.full((480, 640, 3), 128, np.uint8)) == []  # an empty grey photo: nothing
+
+
+@pytest.fixture(scope="module")
+def renders(shared_dir):
+    """A small held-out rendered set (seeds never used for training)."""
+    from tsumo_synth.photos import render_one
+    from tsumo_synth.scene import default_face_source
+
+    faces = default_face_source(shared_dir, per_label=2)
+    return [render_one(i, 424242, artist=faces) for i in range(10)]
+
+
+def _recall(detector, renders, *, min_side: float = 8.0, turned: bool = False):
+    """(hand-tile recall, all-tile recall, precision) at IoU 0.5 over rendered (image, labels).
+
+    `turned`: on each photo turned so its hand row is level, as the reader's second pass sees it."""
+    from tsumo_synth.turn import row_angle, turn_level
+
+    hand_gt = hand_found = all_gt = all_found = preds = used_n = 0
+    for img, lab in renders:
+        tiles = lab.to_json()["tiles"]
+        boxes = np.array([t["box"] for t in tiles], float).reshape(-1, 4)
+        if turned:
+            angle = row_angle(tiles)
+            if angle is None:
+                continue
+            img, boxes = turn_level(img, tiles, angle)
+        keep = np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]) >= min_side
+        gt = boxes[keep]
+        pred = np.array([b.xyxy for b in detector.detect(img)]).reshape(-1, 4)
+        found, used = match(gt, pred, 0.5)
+        in_hand = np.array([t["in_hand"] for t, k in zip(tiles, keep) if k], bool)
+        hand_gt += int(in_hand.sum())
+        hand_found += int((found & in_hand).sum())
+        all_gt += len(gt)
+        all_found += int(found.sum())
+        preds += len(pred)
+        used_n += int(used.sum())
+    return hand_found / hand_gt, all_found / all_gt, used_n / max(preds, 1)
+
+
+# Floors: the shipped model's measured figures on these 10 renders minus a margin (measured
+# 2026-11-21 with the ft2 model: hand 0.972, every tile 0.664, precision 0.712; level-turned hand
+# 0.914; see models/tile_detector.md). Targets (issue #3, not met yet): hand tiles >= 99.5 %
+# found, on the photo and on its level-turned copy; all tiles >= 97 %; precision >= 95 %.
+FAST_FLOORS = {"hand": 0.95, "every": 0.62, "precision": 0.66}
+FAST_LEVEL_HAND_FLOOR = 0.88
+
+
+def test_finds_the_tiles_of_held_out_renders(detector, renders):
+    """Target: hand >= 0.995, every tile >= 0.97, precision >= 0.95 (asserted: the measured floors)."""
+    hand, every, precision = _recall(detector, renders)
+    assert hand >= FAST_FLOORS["hand"]
+    assert every >= FAST_FLOORS["every"]
+    assert precision >= FAST_FLOORS["precision"]
+
+
+def test_finds_the_hand_on_level_turned_renders(detector, renders):
+    """The reader detects again on the photo turned so the hand row is level and reads those
+    boxes. Target: hand tiles >= 0.995 there (asserted: the measured floor)."""
+    hand, _, _ = _recall(detector, renders, turned=True)
+    assert hand >= FAST_LEVEL_HAND_FLOOR
+
+
+def test_boxes_are_in_photo_pixels(detector, renders):
+    import cv2
+
+    img, lab = renders[0]
+    small = [b.xyxy for b in detector.detect(img)]
+    big = cv2.resize(img, (img.shape[1] * 3, img.shape[0] * 3), interpolation=cv2.INTER_LINEAR)
+    large = np.array([b.xyxy for b in detector.detect(big)]) / 3
+    found, _ = match(np.array(small), large, 0.7)
+    assert found.mean() > 0.9
+    assert all(isinstance(b, Box) and b.x2 <= img.shape[1] and b.y2 <= img.shape[0] for b in detector.detect(img))
+
+
+def test_real_dev_tiles_found(detector):
+    """The 50 hand-boxed tiles of real-dev (never trained on). Target 50/50; measured 47/50 with
+    the shipped model (a blank white dragon, a face print boxed instead of a close-up tile)."""
+    import real_data
+
+    gt = found_n = 0
+    for ph in real_data.real_dev():
+        pred = np.array([b.xyxy for b in detector.detect(ph.load_rgb())]).reshape(-1, 4)
+        found, _ = match(ph.boxes, pred, 0.5)
+        gt += len(found)
+        found_n += int(found.sum())
+    assert gt == 50
+    assert found_n >= REAL_DEV_FOUND_FLOOR
+
+
+REAL_DEV_FOUND_FLOOR = 46  # measured 47/50 (2026-11-21, ft2 model); target 50
+
+
+@pytest.mark.slow
+def test_recall_on_a_larger_held_out_render_set(detector, shared_dir):
+    """120 held-out renders, on the photo and level-turned. Targets: hand >= 0.995 (both), every
+    tile >= 0.97, precision >= 0.97. Measured 2026-11-21 (ft2 model): hand 0.974, every tile 0.736,
+    precision 0.692; level-turned hand 0.932. Asserted: those minus a margin."""
+    from tsumo_synth.photos import render_one
+    from tsumo_synth.scene import default_face_source
+
+    faces = default_face_source(shared_dir, per_label=4)
+    renders = [render_one(i, 515151, artist=faces) for i in range(120)]
+    hand, every, precision = _recall(detector, renders)
+    assert hand >= 0.96
+    assert every >= 0.70
+    assert precision >= 0.66
+    level_hand, _, _ = _recall(detector, renders, turned=True)
+    assert level_hand >= 0.91
+
+
+@pytest.mark.slow
+def test_chinese_test_split(detector, shared_dir):
+    import real_data
+
+    photos = real_data.chinese_split("test", shared_dir / "data" / "real" / "chinese-mahjong-detection-v4")
+    gt = found_n = 0
+    for ph in photos:
+        pred = np.array([b.xyxy for b in detector.detect(ph.load_rgb())]).reshape(-1, 4)
+        found, _ = match(ph.boxes, pred, 0.5)
+        gt += len(found)
+        found_n += int(found.sum())
+    assert found_n / gt >= CHINESE_TEST_RECALL_FLOOR
+
+
+CHINESE_TEST_RECALL_FLOOR = 0.985  # measured 0.9953 (2026-11-21, ft2 model) minus a margin; target 0.995
+
+
+def _tsumo(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", "from tsumo.cli import main; raise SystemExit(main())", *args],
+                          cwd=REPO, capture_output=True, text=True, timeout=120)
+
+
+def test_train_and_eval_commands_check_their_input(tmp_path):
+    out = _tsumo("train", "detector", "--dry-run", "--photos", "50", "--hours", "0.1")
+    assert out.returncode == 0, out.stderr
+    assert "tsumo_synth.photos" in out.stderr and "train_detector.py" in out.stderr and "--hours 0.1" in out.stderr
+    out = _tsumo("train", "detector", "--venv", str(tmp_path / "none"))
+    assert out.returncode == 2 and "make train-env" in out.stderr
+    out = _tsumo("train", "detector", "--dry-run", "--args", "'unclosed")
+    assert out.returncode == 2 and "--args" in out.stderr
+    out = _tsumo("eval", "detector", "--synth", str(tmp_path))
+    assert out.returncode == 2 and "labels.jsonl" in out.stderr
+    out = _tsumo("eval", "detector", "--onnx", str(tmp_path / "missing.onnx"))
+    assert out.returncode == 2 and "no such file" in out.stderr
