@@ -147,7 +147,6 @@ def test_eval_photos_bad_folder(tmp_path, capsys, content, message):
 
 @pytest.mark.skipif(not (REPO_MODELS / "tile_detector.onnx").is_file() or not (REPO_MODELS / "tile_classifier.onnx").is_file(),
                     reason="models not trained in this checkout")
-@pytest.mark.xfail(strict=False, reason="the first shipped models are too weak to read the example yet")
 def test_make_demo_scores_the_example(repo_dir, tmp_path, capsys):
     """What `make demo` runs, with the shipped models."""
     out = tmp_path / "hand.annotated.jpg"
