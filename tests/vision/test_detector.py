@@ -107,11 +107,11 @@ def _recall(detector, renders, *, min_side: float = 8.0, turned: bool = False):
 
 
 # Floors: the shipped model's measured figures on these 10 renders minus a margin (measured
-# 2026-11-21 with the ft2 model: hand 0.972, every tile 0.664, precision 0.712; level-turned hand
-# 0.914; see models/tile_detector.md). Targets (issue #3, not met yet): hand tiles >= 99.5 %
+# 2026-11-21 with the ft2 model served at 512: hand 0.986, every tile 0.743, precision 0.741;
+# level-turned hand 0.961; see models/tile_detector.md). Targets (issue #3, not met yet): hand tiles >= 99.5 %
 # found, on the photo and on its level-turned copy; all tiles >= 97 %; precision >= 95 %.
-FAST_FLOORS = {"hand": 0.95, "every": 0.62, "precision": 0.66}
-FAST_LEVEL_HAND_FLOOR = 0.88
+FAST_FLOORS = {"hand": 0.96, "every": 0.70, "precision": 0.70}
+FAST_LEVEL_HAND_FLOOR = 0.93
 
 
 def test_finds_the_tiles_of_held_out_renders(detector, renders):
@@ -142,8 +142,8 @@ def test_boxes_are_in_photo_pixels(detector, renders):
 
 
 def test_real_dev_tiles_found(detector):
-    """The 50 hand-boxed tiles of real-dev (never trained on). Target 50/50; measured 47/50 with
-    the shipped model (a blank white dragon, a face print boxed instead of a close-up tile)."""
+    """The 50 hand-boxed tiles of real-dev (never trained on). Target 50/50; measured 49/50 with
+    the shipped model (a blank white dragon beside two others is missed)."""
     import real_data
 
     gt = found_n = 0
@@ -156,25 +156,25 @@ def test_real_dev_tiles_found(detector):
     assert found_n >= REAL_DEV_FOUND_FLOOR
 
 
-REAL_DEV_FOUND_FLOOR = 46  # measured 47/50 (2026-11-21, ft2 model); target 50
+REAL_DEV_FOUND_FLOOR = 47  # measured 49/50 (2026-11-21, ft2 model at 512; 44–49 across input sizes); target 50
 
 
 @pytest.mark.slow
 def test_recall_on_a_larger_held_out_render_set(detector, shared_dir):
     """120 held-out renders, on the photo and level-turned. Targets: hand >= 0.995 (both), every
-    tile >= 0.97, precision >= 0.97. Measured 2026-11-21 (ft2 model): hand 0.974, every tile 0.736,
-    precision 0.692; level-turned hand 0.932. Asserted: those minus a margin."""
+    tile >= 0.97, precision >= 0.97. Measured 2026-11-21 (ft2 model at 512): hand 0.991, every tile
+    0.773, precision 0.721; level-turned hand 0.972. Asserted: those minus a margin."""
     from tsumo_synth.photos import render_one
     from tsumo_synth.scene import default_face_source
 
     faces = default_face_source(shared_dir, per_label=4)
     renders = [render_one(i, 515151, artist=faces) for i in range(120)]
     hand, every, precision = _recall(detector, renders)
-    assert hand >= 0.96
-    assert every >= 0.70
-    assert precision >= 0.66
+    assert hand >= 0.975
+    assert every >= 0.74
+    assert precision >= 0.69
     level_hand, _, _ = _recall(detector, renders, turned=True)
-    assert level_hand >= 0.91
+    assert level_hand >= 0.95
 
 
 @pytest.mark.slow
@@ -191,7 +191,7 @@ def test_chinese_test_split(detector, shared_dir):
     assert found_n / gt >= CHINESE_TEST_RECALL_FLOOR
 
 
-CHINESE_TEST_RECALL_FLOOR = 0.985  # measured 0.9953 (2026-11-21, ft2 model) minus a margin; target 0.995
+CHINESE_TEST_RECALL_FLOOR = 0.98  # measured 0.9895 (2026-11-21, ft2 model at 512) minus a margin; target 0.995
 
 
 def _tsumo(*args: str) -> subprocess.CompletedProcess:
