@@ -45,6 +45,7 @@ PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 LAST_SIDEWAYS_PRIOR = 3.0  # the last of 14 touching closed tiles: as often sideways as not
 DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
 MELD_SIDEWAYS_PRIOR = 2.3  # three flat tiles after the closed part: one in three lies sideways
+UNSEEN_PER_ODDS = 1.0  # … per unit of log-odds its likeliest tile falls short of that
 MELD_SECOND_SIDEWAYS = 4.0  # a meld's second sideways-looking tile stands unless surer than this
 PEN_FORCED_UPRIGHT = 2.0  # a tile whose shape said "sideways" taken as upright (inside the closed part)
 FORCED_PER_ODDS = 0.25  # … per unit of its sideways log-odds, when known
@@ -278,9 +279,11 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 pen = sum(PEN_GAP_INSIDE for k in range(start, end - 1) if big[k])
                 if "S" not in ks and "X" not in ks:  # a meld shows one sideways tile: its likeliest
                     odds = [tiles[i].side_odds for i in ids]
-                    if None not in odds and max(odds) > -MELD_SIDEWAYS_PRIOR:
+                    if None not in odds:
                         j = int(np.argmax(odds))
                         ks = ks[:j] + ["S"] + ks[j + 1:]
+                        # (less likely the less sideways its likeliest tile looked)
+                        pen += UNSEEN_PER_ODDS * max(0.0, -MELD_SIDEWAYS_PRIOR - odds[j])
                 elif ks.count("S") == 2 and "X" not in ks:  # … and only one: the other stands
                     side = [j for j, c in enumerate(ks) if c == "S"]
                     odds = [tiles[ids[j]].side_odds for j in side]
