@@ -72,7 +72,10 @@ class Checkpoint:
         return cp, f"resuming from {cp.path}: {n} chunk{'s' * (n != 1)} already done"
 
     def add(self, result: ChunkResult) -> None:
-        self.chunks[(result.video, result.number)] = result
+        # Kept as a resumed run would load it (the JSON rounds times and confidences), so a run
+        # killed and resumed derives its events from exactly the readings an uninterrupted run has.
+        self.chunks[(result.video, result.number)] = ChunkResult.from_json(
+            json.loads(json.dumps(result.to_json())))
 
     def save(self) -> None:
         data = {
