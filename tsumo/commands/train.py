@@ -41,15 +41,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def venv_python(venv: Path) -> Path:
+def venv_python(venv: Path, *, must_exist: bool = True) -> Path:
+    """The venv's Python; a dry run only prints the commands, so it may name a venv not made yet."""
     py = venv / "bin" / "python"
-    if not py.exists():
+    if must_exist and not py.exists():
         raise UsageError(f"training virtualenv not found at {venv} (create it with `make train-env`)")
     return py
 
 
 def commands(args: argparse.Namespace, extra: list[str]) -> list[list[str]]:
-    py = str(venv_python(args.venv))
+    py = str(venv_python(args.venv, must_exist=not args.dry_run))
     script = SCRIPTS[args.model]
     if not script.exists():
         raise UsageError(f"{script.relative_to(REPO)} is missing from this checkout")
