@@ -42,9 +42,7 @@ PEN_OFF_ROW_DRAWN = 0.3  # the drawn tile lies off the row
 PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 # Sideways log-odds (`TileDetection.side_odds`) are fitted to tiles anywhere in a row, where ~1
 # in 20 lies sideways (log-odds −3); at these places the odds differ:
-LAST_SIDEWAYS_PRIOR = 4.8  # the last of 14 touching closed tiles: as often sideways as not, and its
-# shape is a weak witness (a row end: its width counts half; lying flat among standing tiles, its
-# height is no measure) — fitted on the 14-tile rows of seeds 800000+ (45 rows)
+LAST_SIDEWAYS_PRIOR = 3.0  # the last of 14 touching closed tiles: as often sideways as not
 DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
 MELD_SIDEWAYS_PRIOR = 2.3  # three flat tiles after the closed part: one in three lies sideways
 UNSEEN_PER_ODDS = 1.0  # … per unit of log-odds its likeliest tile falls short of that
