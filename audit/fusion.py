@@ -142,7 +142,7 @@ def _match(ref: _Row, row: _Row) -> tuple[float, list[tuple[int, int]], tuple[fl
 
 def plausible(r: FrameReading) -> bool:
     """A row that could be a hand: kept by the reader, read (not reused), not too long."""
-    return bool(r.row) and r.gate != "still" and len(r.row["tiles"]) <= MAX_HAND_TILES
+    return bool(r.row) and r.gate == "read" and len(r.row["tiles"]) <= MAX_HAND_TILES
 
 
 def fuse_rows(readings: Sequence[FrameReading], players: int = 4) -> Fused | None:

@@ -46,7 +46,8 @@ class FrameReading:
     sequence: str | None = None  # what was read, CONTRACTS §3 notation (for people)
     confidence: float = 0.0      # the hand's confidence, 0..1 (0 without a hand)
     tiles: int = 0               # tiles found in the frame
-    gate: str = "read"           # "read" | "still" (same picture as the last read) | "few-tiles"
+    gate: str = "read"           # "read" | "still" (same picture as the last read) | "idle" (no hand
+    #                              shown: every other frame reuses the last reading) | "few-tiles"
     row: dict | None = None      # the hand row's tiles with their class candidates, kept when
     #                              the frame shows a hand or part of one (10+ faces): see `fuse`
 

@@ -20,7 +20,7 @@ from audit.video import Frame, VideoError, VideoInfo, read_frames
 
 
 # Bumped when the way frames are read or gated changes: a checkpoint of another version is not resumed.
-SCAN_VERSION = 5
+SCAN_VERSION = 6
 
 
 @dataclass(frozen=True)
@@ -32,12 +32,15 @@ class GateParams:
     max_reuse_s: float = 4.0      # read again at least this often
     hand_reuse_s: float = 0.0     # … and this often while a hand lies open (every sampled frame:
     #                               independent reads of a reveal are what the event vote needs)
+    idle_every: int = 2           # while no hand is shown, read only every n-th sampled frame (a
+    #                               reveal is still caught within n samples; it lasts many more)
     enabled: bool = True
 
     def to_json(self) -> dict:
         return {"thumb_width": self.thumb_width, "pixel_delta": self.pixel_delta,
                 "changed_pixels": self.changed_pixels, "max_shift": self.max_shift,
-                "max_reuse_s": self.max_reuse_s, "hand_reuse_s": self.hand_reuse_s, "enabled": self.enabled}
+                "max_reuse_s": self.max_reuse_s, "hand_reuse_s": self.hand_reuse_s,
+                "idle_every": self.idle_every, "enabled": self.enabled}
 
 
 def looks_like_a_hand(r: FrameReading) -> bool:
@@ -136,13 +139,24 @@ def scan_chunk(chunk: Chunk, reader: FrameReader, gate: GateParams = GateParams(
     reads = 0
     error = None
     try:
+        skipped = 0  # sampled frames since the last one read
+        before: FrameReading | None = None  # the reading before `last`
         for frame in read_frames(chunk.info, chunk.indices):
-            limit = gate.hand_reuse_s if last is not None and looks_like_a_hand(last) else gate.max_reuse_s
-            if last is not None and still.is_still(frame, limit):
-                readings.append(last.at(frame.index, frame.t, "still"))
+            # Hand-like, unless two reads in a row gave the very same reading and no hand (the
+            # discards or a face-down hand: a reveal changes what is read)
+            hand = last is not None and looks_like_a_hand(last) and not (
+                last.hand is None and before is not None and before.sequence == last.sequence)
+            if gate.enabled and last is not None and not hand and skipped < gate.idle_every - 1:
+                readings.append(last.at(frame.index, frame.t, "idle"))
+                skipped += 1
                 continue
-            last = reader.read(frame)
+            if last is not None and still.is_still(frame, gate.hand_reuse_s if hand else gate.max_reuse_s):
+                readings.append(last.at(frame.index, frame.t, "still"))
+                skipped += 1
+                continue
+            before, last = last, reader.read(frame)
             reads += 1
+            skipped = 0
             still.remember(frame)
             readings.append(last)
     except VideoError as exc:

@@ -64,6 +64,51 @@ def test_gate_off_reads_every_sampled_frame_and_finds_the_same(video, tmp_path):
     assert [e["hand"] for e in a["videos"][0]["events"]] == [e["hand"] for e in b["videos"][0]["events"]]
 
 
+def test_while_no_hand_is_shown_every_other_frame_is_read(video, tmp_path):
+    """The idle gate: frames without a hand are read at half the sampled rate (a reveal is still
+    caught within a sample), frames showing one at every sample; the events are the same."""
+    from audit.scan import GateParams
+
+    every = BarcodeReader()
+    audit(video, tmp_path / "every", reader=every, gate=GateParams(idle_every=1))
+    half = BarcodeReader()
+    audit(video, tmp_path / "half", reader=half, gate=GateParams(idle_every=2))
+    assert half.reads < every.reads
+    a, b = report(tmp_path / "every"), report(tmp_path / "half")
+    assert [(e["hand"], round(e["start_s"]), round(e["end_s"])) for e in a["videos"][0]["events"]] == \
+        [(e["hand"], round(e["start_s"]), round(e["end_s"])) for e in b["videos"][0]["events"]]
+    gates = [r["gate"] for c in json.loads((tmp_path / "half" / "checkpoint.json").read_text())["chunks"]
+             for r in c["readings"]]
+    assert "idle" in gates and "idle" not in [r["gate"] for c in json.loads(
+        (tmp_path / "every" / "checkpoint.json").read_text())["chunks"] for r in c["readings"]]
+
+
+def test_the_same_faces_read_twice_without_a_hand_are_not_read_at_every_frame(video, tmp_path):
+    """Discards or a misread face-down hand: many faces, no hand, the same reading twice in a
+    row — read at the idle rate; a reading that changes is read at every sample."""
+    from audit.reader import FrameReading
+    from audit.scan import scan_chunk
+    from audit.runner import plan_chunks
+    from audit.video import probe_video
+
+    class Faces:
+        identity = "faces"
+
+        def __init__(self, changing: bool):
+            self.changing, self.reads = changing, 0
+
+        def read(self, frame):
+            self.reads += 1
+            faces = "1m 2m 3m 4m 5m 6m 7m 8m 9m " + (f"{1 + frame.index % 9}p" if self.changing else "1p")
+            return FrameReading(frame.index, frame.t, None, faces, 0.0, 14, "read")
+
+    (chunk,) = plan_chunks(0, probe_video(video), 2.0, 60.0)
+    same, changing = Faces(False), Faces(True)
+    scan_chunk(chunk, same)
+    scan_chunk(chunk, changing)
+    assert changing.reads == 120 and same.reads < 70
+
+
 def test_pool_of_workers_gives_the_same_report(video, tmp_path):
     audit(video, tmp_path / "inline")
     audit(video, tmp_path / "pool", workers=2)
