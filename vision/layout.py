@@ -209,8 +209,10 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     stacked: dict[int, int] = {}
     kept: list[int] = []
     for i in row_idx:
-        # (whatever their shapes said: two tiles of one row cannot lie at the same place)
-        if kept and (i in side or kept[-1] in side) and \
+        # (whatever their shapes said: two tiles of one row cannot lie at the same place — but
+        # only two of one face make an added kan: a discard or a wall's tile lying on the row's
+        # end tile is no kan's)
+        if kept and (i in side or kept[-1] in side) and _same_face(tiles[i], tiles[kept[-1]]) and \
                 _overlap(fb[i], fb[kept[-1]]) > 0.5 * min(fb[i][2] - fb[i][0], fb[kept[-1]][2] - fb[kept[-1]][0]):
             lower, upper = (kept[-1], i) if fb[kept[-1]][1] > fb[i][1] else (i, kept[-1])
             kept[-1] = lower
@@ -414,6 +416,17 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                                    ("the row does not follow the usual layout",), 5.0))
     results.sort(key=lambda a: a.penalty)
     return results[:limit]
+
+
+def _same_face(a: TileDetection, b: TileDetection) -> bool:
+    """Could these two be the same tile (an added kan's pair)? Face-down tiles never are; faces
+    are compared over the classifier's likely candidates (p ≥ 0.05, red fives as fives), unread tiles may be."""
+    if a.label == BACK or b.label == BACK:
+        return False
+    if a.label is None or b.label is None:
+        return True
+    faces = lambda t: {plain(c.label) for c in t.candidates if c.prob >= 0.05} | {plain(t.label)}
+    return bool(faces(a) & faces(b))
 
 
 def _forced_cost(t: TileDetection) -> float:

@@ -239,3 +239,15 @@ def test_a_meld_with_two_sideways_looking_tiles_stands_the_less_sure():
     tiles[right] = replace(tiles[right], rotation=270, side_odds=1.0)
     best = arrange(tiles)[0]
     assert format_sequence(best.to_sequence(tiles)) == seq and best.upright == (right,)
+
+
+def test_a_tile_of_another_face_lying_on_the_row_end_is_no_added_kan():
+    """A discard (or a wall's tile) lying sideways across the row's first tile is left out: two
+    tiles at one place make an added kan only when they show the same face."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    tiles = scene_from_sequence(seq, rng=random.Random(3))
+    x1, y1, x2, y2 = min((t.frame_box for t in tiles), key=lambda b: b[0])
+    tiles.append(_det((x1 - 0.35 * U, y1 - 0.45 * U, x1 + 0.65 * U, y1 + 0.3 * U), "8m", 90))
+    best = arrange(tiles, row=range(len(tiles)))[0]
+    assert format_sequence(best.to_sequence(tiles)) == seq
+    assert len(tiles) - 1 not in best.used
