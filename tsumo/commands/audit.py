@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 from tsumo.cli import UsageError
+from tsumo.context import FLAG_HELP, count
 
-FLAGS = ("riichi", "double-riichi", "ippatsu", "rinshan", "chankan", "haitei", "houtei",
-         "tenhou", "chiihou", "renhou")
+FLAGS = tuple(FLAG_HELP)  # the situational yaku flags, as `tsumo hand` and `tsumo score` spell them
 
 
 def _positive_float(text: str) -> float:
@@ -24,16 +24,6 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not v > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-    return v
-
-
-def _count(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be ≥ 0, got {v}")
     return v
 
 
@@ -66,8 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     g.add_argument("--ura", action="append", default=[], metavar="TILES", help="ura-dora indicator(s)")
     for flag in FLAGS:
         g.add_argument(f"--{flag}", action="store_true", help=f"{flag} (for every win)")
-    g.add_argument("--honba", type=_count, metavar="N", help="honba counters")
-    g.add_argument("--sticks", type=_count, metavar="N", help="riichi sticks on the table")
+    g.add_argument("--honba", type=count, metavar="N", help="honba counters")
+    g.add_argument("--sticks", type=count, metavar="N", help="riichi sticks on the table")
     g.add_argument("--discarder", choices=("left", "across", "right"), help="who dealt in (ron)")
     g.add_argument("--players", type=int, choices=(3, 4), help="players (default: the rule set's)")
     p.set_defaults(run=run)
