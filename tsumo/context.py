@@ -1,4 +1,4 @@
-"""The scoring context flags shared by `tsumo hand`, `tsumo score` and `tsumo audit`.
+"""The scoring context flags shared by `tsumo hand` and `tsumo score` (`tsumo audit` takes their names and types).
 
 A photo (or a typed hand) gives the tiles; these flags give what no photo shows: how the hand
 was won, the winds, dora indicators, riichi and the other situational yaku, counters, rules.
@@ -38,27 +38,21 @@ def count(text: str) -> int:
     return value
 
 
-def add_context_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup, *, defaults: bool = True,
+def add_context_flags(p: argparse.ArgumentParser,
                       discarder_help: str = "who dealt in (ron): needed for liability and 3-player payments") -> None:
     """Add --ron/--tsumo, --round, --seat, --dora, --ura, the situational flags, --honba,
-    --sticks, --discarder, --players, --rules and --rule.
-
-    `defaults=False` leaves round, seat, win, honba and sticks unset (None) so that another
-    source (a declared file) can fill them; `context_from_args` then leaves them out.
-    """
+    --sticks, --discarder, --players, --rules and --rule."""
     how = p.add_mutually_exclusive_group()
     how.add_argument("--ron", dest="win_kind", action="store_const", const="ron", help="won on a discard (default)")
     how.add_argument("--tsumo", dest="win_kind", action="store_const", const="tsumo", help="won on a self-draw")
-    p.add_argument("--round", default="E" if defaults else None, metavar="WIND", help="round wind E/S/W/N (default E)")
-    p.add_argument("--seat", default="E" if defaults else None, metavar="WIND",
-                   help="seat wind E/S/W/N (default E = dealer)")
+    p.add_argument("--round", default="E", metavar="WIND", help="round wind E/S/W/N (default E)")
+    p.add_argument("--seat", default="E", metavar="WIND", help="seat wind E/S/W/N (default E = dealer)")
     p.add_argument("--dora", action="append", default=[], metavar="TILES", help="dora indicator(s)")
     p.add_argument("--ura", action="append", default=[], metavar="TILES", help="ura-dora indicator(s)")
     for flag, text in FLAG_HELP.items():
         p.add_argument(f"--{flag}", action="store_true", help=text)
-    p.add_argument("--honba", type=count, default=0 if defaults else None, metavar="N", help="honba counters on the table")
-    p.add_argument("--sticks", type=count, default=0 if defaults else None, metavar="N",
-                   help="riichi sticks on the table (kyotaku)")
+    p.add_argument("--honba", type=count, default=0, metavar="N", help="honba counters on the table")
+    p.add_argument("--sticks", type=count, default=0, metavar="N", help="riichi sticks on the table (kyotaku)")
     p.add_argument("--discarder", choices=SEATS, help=discarder_help)
     p.add_argument("--players", type=int, choices=(3, 4), help="number of players (default: the rule set's)")
     p.add_argument("--rules", default="tenhou", metavar="PRESET", help="rule set (see `tsumo rules`; default tenhou)")
@@ -66,27 +60,21 @@ def add_context_flags(p: argparse.ArgumentParser | argparse._ArgumentGroup, *, d
                    help="override one rule field, e.g. --rule kiriage=true (repeatable)")
 
 
-def context_from_args(args: argparse.Namespace, *, only_given: bool = False) -> dict[str, Any]:
-    """The CONTRACTS §1 keys the context flags give. `only_given` leaves out what the user did
-    not give (for `tsumo audit`, where a declared row fills the rest)."""
-    obj: dict[str, Any] = {"rules": build_rules(args.rules, args.rule)}
-
-    def put(key: str, given: bool, value: Any) -> None:
-        if given or not only_given:
-            obj[key] = value() if callable(value) else value
-
-    put("win", args.win_kind is not None, args.win_kind or "ron")
-    put("round_wind", args.round is not None, lambda: parse_wind(args.round or "E", "--round"))
-    put("seat_wind", args.seat is not None, lambda: parse_wind(args.seat or "E", "--seat"))
-    put("dora_indicators", bool(args.dora), lambda: [t for s in args.dora for t in split_tiles(s, "--dora")])
-    put("ura_indicators", bool(args.ura), lambda: [t for s in args.ura for t in split_tiles(s, "--ura")])
-    put("honba", args.honba is not None, args.honba or 0)
-    put("kyotaku", args.sticks is not None, args.sticks or 0)
+def context_from_args(args: argparse.Namespace) -> dict[str, Any]:
+    """The CONTRACTS §1 keys the context flags give."""
+    obj: dict[str, Any] = {
+        "rules": build_rules(args.rules, args.rule),
+        "win": args.win_kind or "ron",
+        "round_wind": parse_wind(args.round, "--round"),
+        "seat_wind": parse_wind(args.seat, "--seat"),
+        "dora_indicators": [t for spec in args.dora for t in split_tiles(spec, "--dora")],
+        "ura_indicators": [t for spec in args.ura for t in split_tiles(spec, "--ura")],
+        "honba": args.honba, "kyotaku": args.sticks,
+    }
     for flag in FLAG_HELP:
-        attr = flag.replace("-", "_")
-        put(attr, bool(getattr(args, attr)), bool(getattr(args, attr)))
+        obj[flag.replace("-", "_")] = bool(getattr(args, flag.replace("-", "_")))
     if args.discarder:
-        if obj.get("win") == "tsumo":
+        if obj["win"] == "tsumo":
             raise UsageError("--discarder only makes sense with --ron")
         obj["discarder"] = args.discarder
     if args.players:

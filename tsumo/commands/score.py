@@ -14,7 +14,7 @@ from tsumo.cli import UsageError
 from tsumo.commands.hand import format_result
 from tsumo.commands.read import (add_reader_flags, describe_reading, load_photo, make_reader,
                                  write_annotated)
-from tsumo.context import add_context_flags, build_rules, context_from_args, split_tiles
+from tsumo.context import add_context_flags, context_from_args, split_tiles
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -53,9 +53,8 @@ def run(args: argparse.Namespace) -> int:
 
     from scoring import score_json
 
-    rules = build_rules(args.rules, args.rule)
-    players = _players(args, rules)
     ctx = context_from_args(args)  # bad flags fail before the (slow) photo reading
+    players = _players(args, ctx["rules"])
     win = None
     if args.win:
         tiles = split_tiles(args.win, "--win")
