@@ -80,12 +80,39 @@ def folder_name(index: int, class_name: str) -> str:
 _WORKER: dict = {}
 
 
-def _init_worker(shared: str, size: int, pool_seed: int) -> None:
+# Generator versions still reproducible from a seed: v3 (runs 5, the v3 held-out set) and v4 = v3 +
+# pale back colours + crystal-centre / solid-disc red fives (`TileArtist` options; scenes don't use them).
+GENERATORS = {"v3": {}, "v4": {"light_backs": True, "red_designs": True}}
+
+
+def synth_dir_name(seed: int, per_class: int, views: int, imgsz: int, gen: str = "v3") -> str:
+    return f"synth_s{seed}_n{per_class}v{views}_{imgsz}px" + ("" if gen == "v3" else f"_{gen}")
+
+
+def make_crop_maker(shared: Path, size: int, pool_seed: int = 0, gen: str = "v3"):
     from tsumo_synth import TileArtist
     from tsumo_synth.crops import CropMaker
 
-    artist = TileArtist(Path(shared), seed=0)
-    _WORKER["maker"] = CropMaker(artist, size=size, pool_seed=pool_seed)
+    artist = TileArtist(Path(shared), seed=0, **GENERATORS[gen])
+    return CropMaker(artist, size=size, pool_seed=pool_seed)
+
+
+def _init_worker(shared: str, size: int, pool_seed: int, gen: str = "v3") -> None:
+    _WORKER["maker"] = make_crop_maker(Path(shared), size, pool_seed, gen)
+
+
+def scene_crops(maker, seed: int, split_id: int, cls: int, k: int, views: int) -> list:
+    """The crops of scene k of class `cls` (model class index) in split `split_id` of set `seed`."""
+    name = class_names_75()[cls]
+    label = name[: -len(FLIP_SUFFIX)] if name.endswith(FLIP_SUFFIX) else name
+    rng = np.random.default_rng([seed, split_id, cls, k])
+    if label == "back":
+        turn = int(rng.choice([0, 180, 90, 270], p=[0.36, 0.36, 0.14, 0.14]))
+    elif name.endswith(FLIP_SUFFIX):
+        turn = int(rng.choice([180, 90], p=[0.72, 0.28]))
+    else:
+        turn = int(rng.choice([0, 270], p=[0.72, 0.28]))
+    return maker.make_views(label, rng, turn=turn, views=views)
 
 
 def _render_job(job: tuple[int, int, int, int, int, str, int]) -> int:
@@ -95,21 +122,13 @@ def _render_job(job: tuple[int, int, int, int, int, str, int]) -> int:
 
     seed, split_id, cls, k0, k1, out_dir, views = job
     name = class_names_75()[cls]
-    label = name[: -len(FLIP_SUFFIX)] if name.endswith(FLIP_SUFFIX) else name
     maker = _WORKER["maker"]
     n = 0
     for k in range(k0, k1):
         paths = [Path(out_dir) / f"{split_id}_{cls:02d}_{k:05d}_{v}.png" for v in range(views)]
         if all(p.exists() for p in paths):
             continue
-        rng = np.random.default_rng([seed, split_id, cls, k])
-        if label == "back":
-            turn = int(rng.choice([0, 180, 90, 270], p=[0.36, 0.36, 0.14, 0.14]))
-        elif name.endswith(FLIP_SUFFIX):
-            turn = int(rng.choice([180, 90], p=[0.72, 0.28]))
-        else:
-            turn = int(rng.choice([0, 270], p=[0.72, 0.28]))
-        for path, crop in zip(paths, maker.make_views(label, rng, turn=turn, views=views)):
+        for path, crop in zip(paths, scene_crops(maker, seed, split_id, cls, k, views)):
             assert crop.class_name == name, (crop.class_name, name)
             cv2.imwrite(str(path), crop.image[..., ::-1])
             n += 1
@@ -117,7 +136,7 @@ def _render_job(job: tuple[int, int, int, int, int, str, int]) -> int:
 
 
 def render_split(out: Path, split: str, split_id: int, per_class: int, seed: int, *, size: int,
-                 workers: int, views: int = 1, shared: Path = SHARED, pool_seed: int = 0) -> Path:
+                 workers: int, views: int = 1, shared: Path = SHARED, pool_seed: int = 0, gen: str = "v3") -> Path:
     """Render `per_class` crops (per_class // views scenes) for each of the 75 classes into
     out/split/<folder>/ (resumable)."""
     from multiprocessing import get_context
@@ -134,11 +153,11 @@ def render_split(out: Path, split: str, split_id: int, per_class: int, seed: int
     t0 = time.time()
     done = 0
     if workers <= 1:
-        _init_worker(str(shared), size, pool_seed)
+        _init_worker(str(shared), size, pool_seed, gen)
         for j in jobs:
             done += _render_job(j)
     else:
-        with get_context("fork").Pool(workers, initializer=_init_worker, initargs=(str(shared), size, pool_seed)) as pool:
+        with get_context("fork").Pool(workers, initializer=_init_worker, initargs=(str(shared), size, pool_seed, gen)) as pool:
             for i, n in enumerate(pool.imap_unordered(_render_job, jobs)):
                 done += n
                 if i % 20 == 0:
@@ -328,6 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--val-per-class", type=int, default=20)
     ap.add_argument("--views", type=int, default=2, help="crops per rendered scene (different camera/light/box)")
     ap.add_argument("--imgsz", type=int, default=INPUT_SIZE)
+    ap.add_argument("--gen", choices=sorted(GENERATORS), default="v3",
+                    help="crop generator version for the --seeds sets (v4: + pale backs, crystal/solid red fives)")
     ap.add_argument("--epochs", type=int, default=20)
     ap.add_argument("--hours", type=float, default=None, help="wall-clock training budget (overrides --epochs)")
     ap.add_argument("--batch", type=int, default=128)
@@ -357,10 +378,12 @@ def main(argv: list[str] | None = None) -> int:
 
     synth_dirs = []
     for seed, n in zip(args.seeds, args.per_class):
-        synth = CACHE / f"synth_s{seed}_n{n}v{args.views}_{args.imgsz}px"
+        synth = CACHE / synth_dir_name(seed, n, args.views, args.imgsz, args.gen)
         if not args.no_render:
-            render_split(synth, "train", 0, n, seed, size=args.imgsz, workers=args.workers, views=args.views)
-            render_split(synth, "val", 1, args.val_per_class, seed, size=args.imgsz, workers=args.workers, views=1)
+            render_split(synth, "train", 0, n, seed, size=args.imgsz, workers=args.workers, views=args.views,
+                         gen=args.gen)
+            render_split(synth, "val", 1, args.val_per_class, seed, size=args.imgsz, workers=args.workers, views=1,
+                         gen=args.gen)
         synth_dirs.append(synth)
     real_dir, real_stats = None, None
     if args.real == "chinese":

@@ -11,7 +11,7 @@ riichi shares with them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -33,6 +33,9 @@ class Crop:
     image: np.ndarray  # INPUT_SIZE × INPUT_SIZE × 3 uint8 RGB
     label: str
     flipped: bool       # the face in the crop is upside down
+    # how hard the camera made it (tile px, blur, glare over the tile, finger cover, box cuts):
+    # recorded, never drawn, so the held-out set can be split into readable/degraded by rule
+    params: dict = field(default_factory=dict)
 
     @property
     def class_name(self) -> str:
@@ -128,12 +131,18 @@ class CropMaker:
         out = []
         for target in targets:
             img, box = self._camera(canvas, cbox, rng, float(target))
-            img = self._photometric(img, rng)
+            params = {"tile_px": float(target), "sideways": turn in (90, 270)}
+            img = self._photometric(img, rng, tile_box=box, params=params)
+            tight = box
             box = self._loosen(box, rng, sideways=turn in (90, 270))
+            # how far each edge of the detector box lies inside the tile (share of its width/height)
+            tw, th = tight[2] - tight[0], tight[3] - tight[1]
+            params["box_cut"] = float(max((box[0] - tight[0]) / tw, (box[1] - tight[1]) / th,
+                                          (tight[2] - box[2]) / tw, (tight[3] - box[3]) / th, 0.0))
             crop = crop_tile(img, box, turn in (90, 270), size=self.size, margin=self.margin)
             if across:
                 crop = np.ascontiguousarray(crop[::-1, ::-1])
-            out.append(Crop(crop, label, flipped))
+            out.append(Crop(crop, label, flipped, params))
         return out
 
     # ---- scene ------------------------------------------------------------------------------
@@ -243,8 +252,16 @@ class CropMaker:
             j[2] -= (1 - side) * cut / w
         return (x1 + j[0] * w, y1 + j[1] * h, x2 + j[2] * w, y2 + j[3] * h)
 
-    def _photometric(self, img: np.ndarray, rng) -> np.ndarray:
+    def _photometric(self, img: np.ndarray, rng, *, tile_box=None, params: dict | None = None) -> np.ndarray:
+        """Light, colour, glare, finger, blur, noise, JPEG. `params` (if given) receives what was
+        applied over the tile (`tile_box`): recording only, the rng draws are the same either way."""
         h, w = img.shape[:2]
+        rec = params if params is not None else {}
+        if tile_box is None:
+            tile_box = (0, 0, w, h)
+        bx1, by1, bx2, by2 = (int(round(v)) for v in tile_box)
+        bx1, by1, bx2, by2 = max(bx1, 0), max(by1, 0), min(max(bx2, bx1 + 1), w), min(max(by2, by1 + 1), h)
+        rec.update(glare=0.0, finger=0.0, blur_sigma=0.0, motion_px=0, jpeg=100)
         img = img.astype(np.float32)
         # light: overall level and a gradient across the crop
         gx, gy = rng.normal(0, 0.15, 2)
@@ -257,7 +274,9 @@ class CropMaker:
         img *= gains.astype(np.float32)
         if rng.random() < 0.2:  # glare spot
             cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(0.1, 0.4) * w
-            img += (rng.uniform(30, 100) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r)))[..., None]
+            spot = rng.uniform(30, 100) * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
+            img += spot[..., None]
+            rec["glare"] = float(spot[by1:by2, bx1:bx2].max()) if by2 > by1 and bx2 > bx1 else 0.0
         if rng.random() < 0.08:  # a finger or an object over one edge
             col = np.array([(200, 150, 120), (60, 50, 45), (230, 230, 230)][rng.integers(3)], np.float32)
             cx = rng.choice([rng.uniform(-0.1, 0.25), rng.uniform(0.75, 1.1)]) * w
@@ -266,12 +285,16 @@ class CropMaker:
             cv2.ellipse(m, (int(cx), int(cy)), (int(w * rng.uniform(0.1, 0.25)), int(h * rng.uniform(0.2, 0.5))),
                         float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
             img = img * (1 - m[..., None]) + col * m[..., None]
+            rec["finger"] = float(m[by1:by2, bx1:bx2].mean()) if by2 > by1 and bx2 > bx1 else 0.0
         img = np.clip(img, 0, 255)
         if rng.random() < 0.7:
             # a tile only ~20 px tall stays readable only with little blur
-            img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.15, 0.35 + 0.45 * min(1.0, max(h, w) / 130)))
+            sigma = rng.uniform(0.15, 0.35 + 0.45 * min(1.0, max(h, w) / 130))
+            rec["blur_sigma"] = float(sigma)
+            img = cv2.GaussianBlur(img, (0, 0), sigma)
         if rng.random() < 0.08:  # motion blur
             k = int(rng.integers(3, max(4, min(8, max(h, w) // 16))))  # a few px, less on a small tile
+            rec["motion_px"] = k
             ker = np.zeros((k, k), np.float32)
             ker[k // 2] = 1.0 / k
             ker = cv2.warpAffine(ker, cv2.getRotationMatrix2D((k / 2 - 0.5, k / 2 - 0.5), float(rng.uniform(0, 180)), 1), (k, k))
@@ -279,9 +302,28 @@ class CropMaker:
         img += rng.normal(0, rng.uniform(0, 5), img.shape).astype(np.float32)
         out = np.clip(img, 0, 255).astype(np.uint8)
         if rng.random() < 0.7:
-            ok, enc = cv2.imencode(".jpg", out[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 96))])
+            q = int(rng.integers(45, 96))
+            rec["jpeg"] = q
+            ok, enc = cv2.imencode(".jpg", out[..., ::-1], [cv2.IMWRITE_JPEG_QUALITY, q])
             out = cv2.imdecode(enc, cv2.IMREAD_COLOR)[..., ::-1]
         return np.ascontiguousarray(out)
+
+
+# Fixed before any result was looked at (session 3): a crop is "degraded" when the camera, not
+# the model, may have taken the face away. Thresholds are on generator parameters only.
+DEGRADED_RULE = (
+    "glare adding >= 60 levels somewhere on the tile; a finger covering >= 20 % of the tile box; "
+    "a detector box edge >= 20 % inside the tile (>= 10 % of the tile cut off after the crop margin); motion blur >= 0.1 x tile length; "
+    "a tile < 36 px long with Gaussian blur sigma >= 0.4 px or JPEG quality < 60"
+)
+
+
+def degraded(params: dict) -> bool:
+    """`DEGRADED_RULE` applied to a crop's recorded `params` (see `Crop.params`)."""
+    px = params["tile_px"]
+    return bool(params["glare"] >= 60 or params["finger"] >= 0.2 or params["box_cut"] >= 0.2
+                or params["motion_px"] >= 0.1 * px
+                or (px < 36 and (params["blur_sigma"] >= 0.4 or params["jpeg"] < 60)))
 
 
 # ---- real crops from the Chinese-set photos -----------------------------------------------------

@@ -59,6 +59,14 @@ BACK_COLORS: dict[str, RGB] = {
     "yellow": (230, 190, 50), "orange": (235, 120, 40), "lavender": (175, 160, 225),
     "black": (35, 35, 40), "red": (210, 40, 40), "pink": (230, 140, 170), "teal": (30, 140, 150),
 }
+# Pale backs (pastel automatic-table sets, worn or sun-bleached backs). Only the classifier-crop
+# generator draws them (`TileArtist(light_backs=True)`): adding them to BACK_COLORS would change
+# every scene render of existing seeds. Face-down, they look like a blank white dragon with a tint.
+LIGHT_BACK_COLORS: dict[str, RGB] = {
+    "paleyellow": (240, 222, 140), "cream": (236, 218, 170), "mint": (175, 225, 195), "paleblue": (170, 205, 235),
+    "palepink": (240, 195, 205), "palegrey": (205, 205, 210), "palelavender": (210, 200, 235),
+    "palegreen": (190, 220, 150), "peach": (245, 200, 160), "skyblue": (140, 190, 230),
+}
 
 PIN_LAYOUTS: dict[int, tuple[float, list[tuple[float, float, str]]]] = {
     # n: (radius as a fraction of the glyph width, [(x, y, colour role)]) in the glyph box.
@@ -219,10 +227,14 @@ class FaceSpec:
 class FaceRenderer:
     """Draws a face for any label in `vision.classes.TILE_CLASSES`."""
 
-    def __init__(self, art: ArtFaces | None, fonts: list[FontFace], size: tuple[int, int] = (120, 160)):
+    def __init__(self, art: ArtFaces | None, fonts: list[FontFace], size: tuple[int, int] = (120, 160), *,
+                 red_designs: bool = False):
         self.art = art if art is not None and art.available() else None
         self.fonts = fonts
         self.size = size  # (w, h), 3:4
+        # more red-five designs (a crystal/jewel centre circle, solid red discs): off by default so
+        # scene renders of existing seeds stay identical; the classifier-crop generator turns it on
+        self.red_designs = red_designs
 
     # ---- public -------------------------------------------------------------------------
     def render(self, label: str, rng: np.random.Generator, *, back_color: RGB | None = None) -> tuple[np.ndarray, FaceSpec]:
@@ -253,12 +265,15 @@ class FaceRenderer:
         elif source == "font":
             self._font_face(canvas, base, pal, box, rng, red=red)
         elif source == "pins":
-            self._pins(canvas, int(base[0]), pal, box, rng)
+            solid = red and self.red_designs and rng.random() < 0.25
+            self._pins(canvas, int(base[0]), pal, box, rng, style=3 if solid else None)
         elif source == "sous":
             self._sous(canvas, int(base[0]), pal, box, rng)
         if base == "5z":
             self._haku(canvas, pal, rng)
-        if red and rng.random() < 0.6:
+        if red and self.red_designs and label == "0p" and source in ("pins", "art") and rng.random() < 0.35:
+            self._gem(canvas, pal, box, rng)  # the centre circle is a crystal/jewel insert
+        elif red and rng.random() < 0.6:
             self._red_dot(canvas, label, pal, box, rng)
         face = cv2.resize(canvas, (w, h), interpolation=cv2.INTER_AREA)
         rgba = np.dstack([np.clip(face, 0, 255).astype(np.uint8), np.full((h, w), 255, np.uint8)])
@@ -392,13 +407,14 @@ class FaceRenderer:
         canvas *= 1 - a
         canvas += a * np.array(_jitter_color(ink, rng, 6), np.float32)
 
-    def _pins(self, canvas, n: int, pal: Palette, box, rng) -> None:
+    def _pins(self, canvas, n: int, pal: Palette, box, rng, style: int | None = None) -> None:
         x0, y0, x1, y1 = box
         bw, bh = x1 - x0, y1 - y0
         rfrac, layout = PIN_LAYOUTS[n]
         r = rfrac * bw * rng.uniform(0.88, 1.05)
         H, W = canvas.shape[:2]
-        style = int(rng.integers(3))
+        if style is None:
+            style = int(rng.integers(3))
         for (fx, fy, role) in layout:
             ink = {"a": pal.a, "b": pal.b, "r": pal.r}[role]
             cx, cy = x0 + fx * bw + rng.normal(0, 0.008 * bw), y0 + fy * bh + rng.normal(0, 0.008 * bh)
@@ -417,7 +433,9 @@ class FaceRenderer:
             d.ellipse([cx - rr, cy - rr, cx + rr, cy + rr], fill=col)
             dm.ellipse([cx - rr, cy - rr, cx + rr, cy + rr], fill=255)
 
-        if style == 0:      # thick ring, thin ring, dot
+        if style == 3:      # solid disc, small light centre (some red fives)
+            rings = [(1.0, ink_c), (0.25, bg), (0.12, ink_c)]
+        elif style == 0:    # thick ring, thin ring, dot
             rings = [(1.0, ink_c), (0.78, bg), (0.62, ink_c), (0.5, bg), (0.22, ink_c)]
         elif style == 1:    # solid disc with light pattern
             rings = [(1.0, ink_c), (0.7, bg), (0.55, ink_c), (0.3, bg), (0.15, ink_c)]
@@ -481,6 +499,38 @@ class FaceRenderer:
         sub = arr[ya - Y:yb - Y, xa - X:xb - X]
         a = sub[..., 3:4] / 255.0
         canvas[ya:yb, xa:xb] = canvas[ya:yb, xa:xb] * (1 - a) + sub[..., :3] * a
+
+    def _gem(self, canvas, pal: Palette, box, rng) -> None:
+        """A crystal set into the centre circle of a red 5p: a clear, faceted disc (pale, with a
+        coloured tint, dark facet edges and a white highlight) inside a thin red rim."""
+        x0, y0, x1, y1 = box
+        bw, bh = x1 - x0, y1 - y0
+        cx, cy = x0 + 0.5 * bw + rng.normal(0, 0.01 * bw), y0 + 0.5 * bh + rng.normal(0, 0.01 * bh)
+        r = bw * rng.uniform(0.17, 0.24)
+        H, W = canvas.shape[:2]
+        img = Image.new("RGB", (W, H), (0, 0, 0))
+        msk = Image.new("L", (W, H), 0)
+        d, dm = ImageDraw.Draw(img), ImageDraw.Draw(msk)
+        rim = _jitter_color(pal.r, rng, 6)
+        tints = [(235, 235, 240), (250, 200, 210), (200, 225, 250), (240, 120, 140), (225, 60, 70), (200, 235, 220)]
+        tint = np.array(tints[rng.integers(len(tints))], np.float32)
+        d.ellipse([cx - r, cy - r, cx + r, cy + r], fill=rim)
+        dm.ellipse([cx - r, cy - r, cx + r, cy + r], fill=255)
+        ri = r * rng.uniform(0.72, 0.85)
+        k = int(rng.choice([6, 8, 10, 12]))
+        a0 = rng.uniform(0, np.pi)
+        for i in range(k):  # facets: wedges of alternating brightness
+            a, b = a0 + 2 * np.pi * i / k, a0 + 2 * np.pi * (i + 1) / k
+            shade = rng.uniform(0.6, 1.05) if i % 2 else rng.uniform(0.85, 1.15)
+            col = tuple(int(v) for v in np.clip(tint * shade, 0, 255))
+            d.polygon([(cx, cy), (cx + ri * np.cos(a), cy + ri * np.sin(a)), (cx + ri * np.cos(b), cy + ri * np.sin(b))],
+                      fill=col, outline=tuple(int(v) for v in tint * 0.55))
+        hr = ri * rng.uniform(0.15, 0.3)  # specular highlight
+        hx, hy = cx - ri * rng.uniform(0.1, 0.4), cy - ri * rng.uniform(0.1, 0.4)
+        d.ellipse([hx - hr, hy - hr, hx + hr, hy + hr], fill=(255, 255, 255))
+        a = np.asarray(msk, np.float32)[..., None] / 255.0
+        canvas *= 1 - a
+        canvas += np.asarray(img, np.float32) * a
 
     def _red_dot(self, canvas, label: str, pal: Palette, box, rng) -> None:
         """The small dot many sets add to red fives."""

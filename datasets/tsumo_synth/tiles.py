@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.classes import TILE_CLASSES
 
-from .faces import BACK_COLORS, RGB, ArtFaces, FaceRenderer, _jitter_color
+from .faces import BACK_COLORS, LIGHT_BACK_COLORS, RGB, ArtFaces, FaceRenderer, _jitter_color
 from .fonts import FontFace, find_tile_fonts
 
 
@@ -42,13 +42,18 @@ class TileArtist:
     """Draws tile faces and whole tiles. `shared_dir` is the reference folder (`../shared`)."""
 
     def __init__(self, shared_dir: Path, seed: int | None = None, *, face_size: tuple[int, int] = (120, 160),
-                 fonts: list[FontFace] | None = None, use_art: bool = True):
+                 fonts: list[FontFace] | None = None, use_art: bool = True, light_backs: bool = False,
+                 red_designs: bool = False):
+        """`light_backs` (pale back colours too) and `red_designs` (crystal-centre and solid-disc red
+        fives) are the classifier generator's v4 options; off, a seed draws exactly what it drew
+        before, so the scene renders (oracle sets, audit footage) of existing seeds don't change."""
         self.shared_dir = Path(shared_dir)
         self.rng = np.random.default_rng(seed)  # used only when a call passes rng=None
         art = ArtFaces(self.shared_dir / "data" / "tiles" / "fluffystuff" / "Export") if use_art else None
         self.fonts = find_tile_fonts() if fonts is None else list(fonts)
-        self.faces = FaceRenderer(art, self.fonts, face_size)
+        self.faces = FaceRenderer(art, self.fonts, face_size, red_designs=red_designs)
         self.face_size = face_size
+        self.light_backs = light_backs
 
     def face(self, label: str, rng: np.random.Generator | None = None, *, back_color: RGB | None = None) -> np.ndarray:
         """RGBA face (H×W×4 uint8, 3:4 portrait) of `label`."""
@@ -64,6 +69,9 @@ class TileArtist:
     def back_color(self, rng: np.random.Generator) -> RGB:
         """A random back colour from the common sets (one table uses one colour for all tiles)."""
         names = sorted(BACK_COLORS)
+        if self.light_backs and rng.random() < 0.3:
+            light = sorted(LIGHT_BACK_COLORS)
+            return LIGHT_BACK_COLORS[light[rng.integers(len(light))]]
         return BACK_COLORS[names[rng.integers(len(names))]]
 
     def tile(self, label: str, rng: np.random.Generator | None = None, *, lying: bool,
