@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from audit.events import Event
+from scoring.errors import HandError
+from scoring.tiles import parse_tiles as engine_tiles
 
 WINDS = {"e": "E", "s": "S", "w": "W", "n": "N", "east": "E", "south": "S", "west": "W", "north": "N",
          "東": "E", "南": "S", "西": "W", "北": "N"}
@@ -44,7 +46,6 @@ COLUMNS = {"video", "time", "order", "win", "round_wind", "seat_wind", "dora_ind
            "ura_indicators", "discarder", "rules", "players", "points", "total", *FLAGS, *COUNTERS}
 _TRUE = {"1", "yes", "y", "true", "t", "x", "✓"}
 _FALSE = {"", "0", "no", "n", "false", "f", "-"}
-_TILE_GROUP = re.compile(r"([0-9]+)([mpsz])")
 
 # How far (seconds) a declared `time` may lie outside an event's span and still name it.
 TIME_TOLERANCE_S = 10.0
@@ -55,22 +56,11 @@ class DeclaredError(ValueError):
 
 
 def parse_tiles(text: str) -> list[str]:
-    """`"3m 5z"`, `"3m,5z"`, `"35m1z"` → `["3m", "5m", "1z"]` (MPSZ, 0 = red five)."""
-    compact = re.sub(r"[\s,;]+", "", text.strip().lower())
-    tiles: list[str] = []
-    pos = 0
-    for m in _TILE_GROUP.finditer(compact):
-        if m.start() != pos:
-            raise ValueError(f"not MPSZ tiles: {text!r}")
-        pos = m.end()
-        suit = m.group(2)
-        for d in m.group(1):
-            if suit == "z" and not "1" <= d <= "7":
-                raise ValueError(f"no honor tile {d}z in {text!r}")
-            tiles.append(d + suit)
-    if pos != len(compact):
-        raise ValueError(f"not MPSZ tiles: {text!r}")
-    return tiles
+    """`"3m 5z"`, `"3m,5z"`, `"3m;5z"`, `"35m1z"` → `["3m", "5m", "1z"]` (the engine's MPSZ parser)."""
+    try:
+        return [str(t) for t in engine_tiles(text.replace(";", " "))]
+    except HandError as exc:
+        raise ValueError(exc.message) from None
 
 
 def parse_time(text: str) -> float:

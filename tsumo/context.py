@@ -1,16 +1,18 @@
-"""The scoring context flags shared by `tsumo hand` and `tsumo score` (`tsumo audit` takes their names and types).
+"""The scoring context flags shared by `tsumo hand`, `tsumo score` and `tsumo audit`.
 
 A photo (or a typed hand) gives the tiles; these flags give what no photo shows: how the hand
 was won, the winds, dora indicators, riichi and the other situational yaku, counters, rules.
-One definition here keeps the three commands speaking the same words.
+One definition here keeps the three commands speaking the same words. `tsumo audit` adds them
+with `unset=True` and reads back only what the user gave, because a `--declared` row fills the rest.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import re
 from typing import Any
 
+from scoring.errors import HandError
+from scoring.tiles import parse_tiles
 from tsumo.cli import UsageError
 
 SEATS = ("left", "across", "right")
@@ -24,7 +26,6 @@ FLAG_HELP = {
     "chiihou": "non-dealer's win on the first draw",
     "renhou": "non-dealer's ron before the first draw",
 }
-_TILE_GROUP = re.compile(r"([0-9]+)([mpsz])")
 
 
 def count(text: str) -> int:
@@ -38,21 +39,25 @@ def count(text: str) -> int:
     return value
 
 
-def add_context_flags(p: argparse.ArgumentParser,
-                      discarder_help: str = "who dealt in (ron): needed for liability and 3-player payments") -> None:
+def add_context_flags(p: "argparse.ArgumentParser | argparse._ArgumentGroup",
+                      discarder_help: str = "who dealt in (ron): needed for liability and 3-player payments",
+                      *, unset: bool = False) -> None:
     """Add --ron/--tsumo, --round, --seat, --dora, --ura, the situational flags, --honba,
-    --sticks, --discarder, --players, --rules and --rule."""
+    --sticks, --discarder, --players, --rules and --rule. With `unset`, round, seat and the
+    counters default to None, so `context_from_args(only_given=True)` can leave them out."""
     how = p.add_mutually_exclusive_group()
     how.add_argument("--ron", dest="win_kind", action="store_const", const="ron", help="won on a discard (default)")
     how.add_argument("--tsumo", dest="win_kind", action="store_const", const="tsumo", help="won on a self-draw")
-    p.add_argument("--round", default="E", metavar="WIND", help="round wind E/S/W/N (default E)")
-    p.add_argument("--seat", default="E", metavar="WIND", help="seat wind E/S/W/N (default E = dealer)")
+    p.add_argument("--round", default=None if unset else "E", metavar="WIND", help="round wind E/S/W/N (default E)")
+    p.add_argument("--seat", default=None if unset else "E", metavar="WIND",
+                   help="seat wind E/S/W/N (default E = dealer)")
     p.add_argument("--dora", action="append", default=[], metavar="TILES", help="dora indicator(s)")
     p.add_argument("--ura", action="append", default=[], metavar="TILES", help="ura-dora indicator(s)")
     for flag, text in FLAG_HELP.items():
         p.add_argument(f"--{flag}", action="store_true", help=text)
-    p.add_argument("--honba", type=count, default=0, metavar="N", help="honba counters on the table")
-    p.add_argument("--sticks", type=count, default=0, metavar="N", help="riichi sticks on the table (kyotaku)")
+    p.add_argument("--honba", type=count, default=None if unset else 0, metavar="N", help="honba counters on the table")
+    p.add_argument("--sticks", type=count, default=None if unset else 0, metavar="N",
+                   help="riichi sticks on the table (kyotaku)")
     p.add_argument("--discarder", choices=SEATS, help=discarder_help)
     p.add_argument("--players", type=int, choices=(3, 4), help="number of players (default: the rule set's)")
     p.add_argument("--rules", default="tenhou", metavar="PRESET", help="rule set (see `tsumo rules`; default tenhou)")
@@ -60,13 +65,14 @@ def add_context_flags(p: argparse.ArgumentParser,
                    help="override one rule field, e.g. --rule kiriage=true (repeatable)")
 
 
-def context_from_args(args: argparse.Namespace) -> dict[str, Any]:
-    """The CONTRACTS §1 keys the context flags give."""
+def context_from_args(args: argparse.Namespace, *, only_given: bool = False) -> dict[str, Any]:
+    """The CONTRACTS §1 keys the context flags give. With `only_given` (flags added with
+    `unset=True`), only `rules` and the keys the user set: the caller fills the rest."""
     obj: dict[str, Any] = {
         "rules": build_rules(args.rules, args.rule),
         "win": args.win_kind or "ron",
-        "round_wind": parse_wind(args.round, "--round"),
-        "seat_wind": parse_wind(args.seat, "--seat"),
+        "round_wind": None if args.round is None else parse_wind(args.round, "--round"),
+        "seat_wind": None if args.seat is None else parse_wind(args.seat, "--seat"),
         "dora_indicators": [t for spec in args.dora for t in split_tiles(spec, "--dora")],
         "ura_indicators": [t for spec in args.ura for t in split_tiles(spec, "--ura")],
         "honba": args.honba, "kyotaku": args.sticks,
@@ -74,20 +80,27 @@ def context_from_args(args: argparse.Namespace) -> dict[str, Any]:
     for flag in FLAG_HELP:
         obj[flag.replace("-", "_")] = bool(getattr(args, flag.replace("-", "_")))
     if args.discarder:
-        if obj["win"] == "tsumo":
+        if args.win_kind == "tsumo":
             raise UsageError("--discarder only makes sense with --ron")
         obj["discarder"] = args.discarder
     if args.players:
         obj["players"] = args.players
+    if only_given:
+        if args.win_kind is None:
+            del obj["win"]
+        obj = {k: v for k, v in obj.items() if v is not None and v is not False and v != []}
     return obj
 
 
 def split_tiles(text: str, what: str) -> list[str]:
-    """`35m7z` -> ['3m', '5m', '7z']; also accepts `3m5m` and separators `,` / space."""
-    compact = re.sub(r"[\s,]+", "", text)
-    if not compact or _TILE_GROUP.sub("", compact):
-        raise UsageError(f"{what}: {text!r} is not MPSZ tile notation (e.g. 3m, 0p, 7z, 35m)")
-    return [d + suit for digits, suit in _TILE_GROUP.findall(compact) for d in digits]
+    """`35m7z` -> ['3m', '5m', '7z'] (the engine's MPSZ parser: `3m5m`, spaces and `,` too)."""
+    try:
+        tiles = parse_tiles(text)
+    except HandError as exc:
+        raise UsageError(f"{what}: {exc.message}") from None
+    if not tiles:
+        raise UsageError(f"{what}: {text!r} names no tile (MPSZ notation, e.g. 3m, 0p, 7z, 35m)")
+    return [str(t) for t in tiles]
 
 
 def parse_wind(text: str, what: str) -> str:

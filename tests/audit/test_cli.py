@@ -15,8 +15,8 @@ def video(tmp_path):
 
 @pytest.mark.parametrize("extra, message", [
     (["--fps", "0"], "--fps: must be > 0"),
-    (["--round", "X"], "--round: a wind is E, S, W or N"),
-    (["--dora", "9z"], "--dora: no honor tile 9z"),
+    (["--round", "X"], "--round: 'X' is not a wind"),
+    (["--dora", "9z"], "--dora: no tile 9z in"),
     (["--workers", "0"], "--workers must be at least 1"),
 ])
 def test_bad_flags(video, tmp_path, capsys, extra, message):
@@ -69,3 +69,20 @@ def test_unreachable_ray_cluster_is_a_clear_error(video, tmp_path, capsys, monke
     with pytest.raises(AuditError, match="cannot start or reach the Ray cluster at 127.0.0.1:9"):
         run_audit([str(video)], tmp_path, BarcodeReaderFactory(), AuditOptions(ray=True, ray_address="127.0.0.1:9"),
                   progress=False)
+
+
+@pytest.mark.parametrize("extra, context", [
+    ([], {"rules": "tenhou"}),
+    (["--tsumo", "--seat", "south", "--dora", "35m", "--riichi", "--honba", "0"],
+     {"rules": "tenhou", "win": "tsumo", "seat_wind": "S", "dora_indicators": ["3m", "5m"], "riichi": True,
+      "honba": 0}),
+    (["--rules", "sanma", "--rule", "kiriage=true", "--sticks", "2"],
+     {"rules": {"preset": "sanma", "kiriage": True}, "kyotaku": 2}),
+])
+def test_context_holds_only_what_was_given(video, tmp_path, extra, context):
+    """Flags left out stay out: a --declared row (or the engine's default) fills them per win."""
+    from tsumo.cli import build_parser
+    from tsumo.context import context_from_args
+
+    args = build_parser().parse_args(["audit", str(video), "-o", str(tmp_path / "o"), *extra])
+    assert context_from_args(args, only_given=True) == context

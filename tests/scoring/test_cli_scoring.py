@@ -105,7 +105,9 @@ def test_rule_overrides_change_the_score(capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["hand", "123m456p789s1122x"], "not MPSZ tile notation"),
+    (["hand", "123m456p789s1122x"], "concealed tiles: unexpected character 'x'"),
+    (["hand", "123m456p789s11228z"], "no tile 8z"),
+    (["hand", HAND, "--dora", "9z"], "--dora: no tile 9z"),
     (["hand", HAND, "--seat", "Q"], "--seat"),
     (["hand", HAND, "--round", "middle"], "--round"),
     (["hand", HAND, "--win", "2z3z"], "--win"),

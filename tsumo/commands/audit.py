@@ -12,9 +12,7 @@ import sys
 from pathlib import Path
 
 from tsumo.cli import UsageError
-from tsumo.context import FLAG_HELP, count
-
-FLAGS = tuple(FLAG_HELP)  # the situational yaku flags, as `tsumo hand` and `tsumo score` spell them
+from tsumo.context import add_context_flags, context_from_args
 
 
 def _positive_float(text: str) -> float:
@@ -46,54 +44,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint and start over")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
     g = p.add_argument_group("scoring context (defaults for every win; a --declared row overrides them)")
-    g.add_argument("--rules", default="tenhou", metavar="PRESET", help="rule set (default tenhou; see `tsumo rules`)")
-    how = g.add_mutually_exclusive_group()
-    how.add_argument("--ron", dest="win", action="store_const", const="ron", help="wins are on a discard (default)")
-    how.add_argument("--tsumo", dest="win", action="store_const", const="tsumo", help="wins are self-drawn")
-    g.add_argument("--round", metavar="WIND", help="round wind E/S/W/N (default E)")
-    g.add_argument("--seat", metavar="WIND", help="seat wind E/S/W/N (default E)")
-    g.add_argument("--dora", action="append", default=[], metavar="TILES", help="dora indicator(s)")
-    g.add_argument("--ura", action="append", default=[], metavar="TILES", help="ura-dora indicator(s)")
-    for flag in FLAGS:
-        g.add_argument(f"--{flag}", action="store_true", help=f"{flag} (for every win)")
-    g.add_argument("--honba", type=count, metavar="N", help="honba counters")
-    g.add_argument("--sticks", type=count, metavar="N", help="riichi sticks on the table")
-    g.add_argument("--discarder", choices=("left", "across", "right"), help="who dealt in (ron)")
-    g.add_argument("--players", type=int, choices=(3, 4), help="players (default: the rule set's)")
+    add_context_flags(g, "who dealt in (ron)", unset=True)
     p.set_defaults(run=run)
 
 
-def _context(args: argparse.Namespace) -> dict:
-    from audit.declared import context_value
-
-    ctx: dict = {"rules": args.rules}
-    pairs = [("win", args.win), ("round_wind", args.round), ("seat_wind", args.seat),
-             ("discarder", args.discarder)]
-    for key, value in pairs:
-        if value is not None:
-            try:
-                ctx[key] = context_value(key, value)
-            except ValueError as exc:
-                raise UsageError(f"--{key.split('_')[0]}: {exc}") from None
-    for key, values in (("dora_indicators", args.dora), ("ura_indicators", args.ura)):
-        if values:
-            try:
-                ctx[key] = [t for v in values for t in context_value(key, v)]
-            except ValueError as exc:
-                raise UsageError(f"--{key.split('_')[0]}: {exc}") from None
-    for flag in FLAGS:
-        if getattr(args, flag.replace("-", "_")):
-            ctx[flag.replace("-", "_")] = True
-    if args.honba is not None:
-        ctx["honba"] = args.honba
-    if args.sticks is not None:
-        ctx["kyotaku"] = args.sticks
-    if args.players is not None:
-        ctx["players"] = args.players
-    return ctx
-
-
-def _check_rules(name: str, where: str) -> int:
+def _check_rules(name: "str | dict", where: str) -> int:
     """Unknown presets fail before any video is read. Returns the rule set's player count."""
     try:
         from scoring import resolve_rules
@@ -116,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
         args.ray = ""
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
-    context = _context(args)
-    players = args.players or _check_rules(args.rules, "--rules")
+    context = context_from_args(args, only_given=True)
+    players = args.players or _check_rules(context["rules"], "--rules")
     declared = None
     if args.declared:
         try:
