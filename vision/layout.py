@@ -55,6 +55,7 @@ PEN_TRIM_BACK = 0.3
 MAX_TRIM = 8  # tiles that may be left out at each end of the row
 PEN_TRIM = 1.0  # a tile at an end of the row left out of the hand (it lies in line with it)
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
+DUPLICATE_OVERLAP = 0.65  # two row boxes overlapping this much of the narrower one's width: one tile twice
 
 
 def _set_apart(pitches: Sequence[float], unit: float) -> bool:
@@ -208,7 +209,15 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     side = {i for i, t in enumerate(tiles) if t.sideways}
     stacked: dict[int, int] = {}
     kept: list[int] = []
+    twice: set[int] = set()  # boxes of a tile detected twice, left out
     for i in row_idx:
+        if kept and _duplicate(tiles[i], tiles[kept[-1]]):  # one tile boxed twice: the surer box stays
+            if tiles[i].det_score > tiles[kept[-1]].det_score:
+                twice.add(kept[-1])
+                kept[-1] = i
+            else:
+                twice.add(i)
+            continue
         # (whatever their shapes said: two tiles of one row cannot lie at the same place — but
         # only two of one face make an added kan: a discard or a wall's tile lying on the row's
         # end tile is no kan's)
@@ -232,7 +241,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         short = fb[b][3] - fb[b][1]
         best, best_d = None, None
         for t, tile in enumerate(tiles):
-            if t in in_row or t in stacked.values() or tile.label in (None, BACK) or not (t in side or b in side):
+            if t in in_row or t in twice or t in stacked.values() or tile.label in (None, BACK) or not (t in side or b in side):
                 continue
             if (t in side) != (b in side) and (plain(tile.label) != plain(tiles[b].label) or _has_neighbour(tiles, t, in_row)):
                 continue  # one looked upright: only the same tile, lying alone on it, makes them a kan's pair
@@ -356,7 +365,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 pen += PEN_GAP_INSIDE * len(inner)
                 groups.append(Group("closed", closed))
                 if count == 13 and not drawn:
-                    loose = _off_row_drawn(tiles, row_idx, stacked, long_side)
+                    loose = _off_row_drawn(tiles, row_idx, set(stacked.values()) | twice, long_side)
                     if loose is not None:
                         drawn = (loose,)
                         pen += PEN_OFF_ROW_DRAWN
@@ -429,6 +438,17 @@ def _same_face(a: TileDetection, b: TileDetection) -> bool:
     return bool(faces(a) & faces(b))
 
 
+def _duplicate(a: TileDetection, b: TileDetection) -> bool:
+    """Are these two boxes one tile detected twice? Nearly the same place along the row and across
+    it (an added kan's tiles lie one above the other; neighbours in a row overlap by what one
+    hides of the other, well under half a tile) and the same face."""
+    ax1, ay1, ax2, ay2 = a.frame_box
+    bx1, by1, bx2, by2 = b.frame_box
+    h = min(ay2 - ay1, by2 - by1)
+    return (_overlap(a.frame_box, b.frame_box) > DUPLICATE_OVERLAP * min(ax2 - ax1, bx2 - bx1)
+            and abs((ay1 + ay2) - (by1 + by2)) / 2 < 0.2 * h and _same_face(a, b))
+
+
 def _forced_cost(t: TileDetection) -> float:
     """Penalty for standing a closed tile upright that looked sideways: by how sure its shape
     was, when known (a closed tile other than the last hardly ever lies sideways)."""
@@ -484,10 +504,11 @@ def _gaps(row: Sequence[int], fb: dict, unit: float) -> list[float]:
     return list(res)
 
 
-def _off_row_drawn(tiles: Sequence[TileDetection], row_idx: Sequence[int], stacked: dict[int, int],
+def _off_row_drawn(tiles: Sequence[TileDetection], row_idx: Sequence[int], taken: set[int],
                    long_side: float) -> int | None:
-    """A lone face-up tile just off the row (e.g. the drawn tile put down askew in front)."""
-    used = set(row_idx) | set(stacked.values())
+    """A lone face-up tile just off the row (e.g. the drawn tile put down askew in front); `taken`:
+    tiles already accounted for (stacked, boxed twice)."""
+    used = set(row_idx) | taken
     rb = np.array([tiles[i].frame_box for i in row_idx], float)
     x1, x2 = rb[:, 0].min(), rb[:, 2].max()
     y_mid = float(np.median((rb[:, 1] + rb[:, 3]) / 2))

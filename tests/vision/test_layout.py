@@ -251,3 +251,22 @@ def test_a_tile_of_another_face_lying_on_the_row_end_is_no_added_kan():
     best = arrange(tiles, row=range(len(tiles)))[0]
     assert format_sequence(best.to_sequence(tiles)) == seq
     assert len(tiles) - 1 not in best.used
+
+
+def test_a_tile_boxed_twice_counts_once():
+    """A detector may box one tile twice (two boxes overlapping most of their width, at the same
+    height, the same face): the surer box stays, the other is neither in the row nor taken for a
+    drawn tile lying off it (real-dev lietxia_test: a 3s twice made 14 tiles of a 13-tile hand)."""
+    from dataclasses import replace
+
+    seq = "0m 6m 7m 8m 8m 2s 3s 4s 0s 6s 5p 6p 7p"
+    tiles = scene_from_sequence(seq, rng=random.Random(5), gaps="none")
+    k = next(i for i, t in enumerate(tiles) if t.label == "3s")
+    x1, y1, x2, y2 = tiles[k].frame_box
+    tiles[k] = replace(tiles[k], det_score=0.7)
+    twin = replace(tiles[k], box=(x1 + 0.2 * U, y1 + 0.03 * U, x2 + 0.25 * U, y2), det_score=0.45)
+    twin = replace(twin, frame_box=twin.box)
+    tiles.append(twin)
+    best = arrange(tiles)[0]
+    assert format_sequence(best.to_sequence(tiles)) == seq
+    assert k in best.used and len(tiles) - 1 not in best.used
