@@ -111,11 +111,18 @@ def random_winning_hand(
     p_red: float = 0.5,
     require_score: bool = True,
     tries: int = 60,
+    meld_counts: tuple[float, ...] = (0.42, 0.24, 0.17, 0.1, 0.07),
+    meld_kinds: tuple[float, ...] = (0.34, 0.34, 0.1, 0.1, 0.12),
+    win_styles: tuple[float, ...] = (0.7, 0.15, 0.15),
 ) -> HandSpec:
     """Draw a legal winning hand (≤ 4 copies, red fives ≤ 1 per suit, chi only from the left).
 
     When the scoring engine is importable and `require_score` is set, only hands it scores
     without error (i.e. with a yaku under the returned context) are returned.
+    `meld_counts` (weights of 0…4 called melds), `meld_kinds` (chi, pon, minkan, kakan, ankan) and
+    `win_styles` (drawn tile apart, in the row, sideways at the row's end) shift the mix, e.g. for a
+    training set richer in sideways / stacked / face-down tiles; the defaults are the usual mix
+    (and keep every existing seed's hand); `meld_kinds` and `win_styles` must each sum to 1.
     """
     score_json = None
     if require_score:
@@ -125,7 +132,8 @@ def random_winning_hand(
             score_json = None
     last: HandSpec | None = None
     for _ in range(tries):
-        spec = _draw_hand(rng, players=players, max_melds=max_melds, p_red=p_red)
+        spec = _draw_hand(rng, players=players, max_melds=max_melds, p_red=p_red, meld_counts=meld_counts,
+                          meld_kinds=meld_kinds, win_styles=win_styles)
         if spec is None:
             continue
         last = spec
@@ -143,7 +151,9 @@ def random_winning_hand(
     return last
 
 
-def _draw_hand(rng: np.random.Generator, *, players: int, max_melds: int, p_red: float) -> HandSpec | None:
+def _draw_hand(rng: np.random.Generator, *, players: int, max_melds: int, p_red: float,
+               meld_counts: tuple[float, ...], meld_kinds: tuple[float, ...],
+               win_styles: tuple[float, ...]) -> HandSpec | None:
     pool = _Pool(players)
     red_left = {s: not (players == 3 and s == "m") for s in "mps"}
     shape = rng.choice(["regular", "chiitoi", "kokushi"], p=[0.9, 0.07, 0.03])
@@ -164,10 +174,10 @@ def _draw_hand(rng: np.random.Generator, *, players: int, max_melds: int, p_red:
             closed += [t, t]
         closed = _redden(closed, red_left, rng, p_red)
     else:
-        weights = np.array([0.42, 0.24, 0.17, 0.1, 0.07])[: max_melds + 1]
+        weights = np.array(meld_counts, dtype=float)[: max_melds + 1]
         n_melds = int(rng.choice(len(weights), p=weights / weights.sum()))
         for _ in range(n_melds):
-            kind = str(rng.choice(["chi", "pon", "minkan", "kakan", "ankan"], p=[0.34, 0.34, 0.1, 0.1, 0.12]))
+            kind = str(rng.choice(["chi", "pon", "minkan", "kakan", "ankan"], p=list(meld_kinds)))
             if players == 3 and kind == "chi":
                 kind = "pon"
             tiles = _random_set(rng, pool, kind=kind)
@@ -201,7 +211,7 @@ def _draw_hand(rng: np.random.Generator, *, players: int, max_melds: int, p_red:
     if len(rest) >= 2 and rng.random() < 0.08:  # some players don't sort: swap two neighbours
         i = int(rng.integers(0, len(rest) - 1))
         rest[i], rest[i + 1] = rest[i + 1], rest[i]
-    style = str(rng.choice(["apart", "in_row", "sideways_end"], p=[0.7, 0.15, 0.15]))
+    style = str(rng.choice(["apart", "in_row", "sideways_end"], p=list(win_styles)))
     closed_group = [SeqTile(t) for t in rest]
     groups: list[list[SeqTile]] = []
     if style == "apart":

@@ -28,22 +28,50 @@ from .scene import SHARED_DIR, SceneOptions, default_face_source, render_hand_ph
 RECIPE_VERSION = 4  # bump when the renderer changes what a seed produces
 SIZES = [(640, 480), (640, 480), (480, 640), (640, 360), (640, 640), (576, 432)]
 
+# Named recipes for a set's photos. "default" is what every existing set (and the oracle test set,
+# audit footage, tests) was rendered with; never change it. "close": the camera nearer the hand
+# (real photos show hand tiles at 9-13 % of the long side, default renders mostly at 3-8 %), a
+# quarter of the photos showing only part of the closed row (larger still), and more called
+# melds, added kans and closed kans (the sideways / stacked / face-down tiles the detector misses
+# most).
+PRESETS: dict[str, dict] = {
+    "default": {},
+    "close": {
+        "hand": {"meld_counts": (0.2, 0.25, 0.25, 0.18, 0.12), "meld_kinds": (0.2, 0.22, 0.1, 0.28, 0.2),
+                 "win_styles": (0.55, 0.15, 0.3)},
+        "scene": {"hand_fraction_range": (0.62, 0.98)},
+        "partial": 0.25,
+    },
+}
+
 
 def photo_name(i: int) -> str:
     return f"p{i:06d}"
 
 
 def render_one(i: int, seed: int, *, artist, size: tuple[int, int] | None = None, scoreable: bool = False,
-               options: dict | None = None):
+               options: dict | None = None, preset: str = "default"):
     """Photo i of the set `seed`: (image, PhotoLabels). The recipe every dataset photo follows."""
+    recipe = PRESETS[preset]
     rng = np.random.default_rng([seed, i])
     players = 3 if rng.random() < 0.15 else 4
-    spec = L.random_winning_hand(rng, players=players, require_score=scoreable)
+    spec = L.random_winning_hand(rng, players=players, require_score=scoreable, **recipe.get("hand", {}))
     if size is None:
         size = SIZES[int(rng.integers(len(SIZES)))]
-    opts = SceneOptions(size=size, players=players, **(options or {}))
-    hand = {k: v for k, v in spec.hand.items()}
-    return render_hand_photo(spec.sequence, rng, artist=artist, options=opts, hand=hand)
+    opts = SceneOptions(size=size, players=players, **{**recipe.get("scene", {}), **(options or {})})
+    hand: dict | None = {k: v for k, v in spec.hand.items()}
+    sequence = spec.sequence
+    if recipe.get("partial") and rng.random() < recipe["partial"] and len(L.parse_sequence(sequence)[0]) >= 8:
+        sequence, hand = _part_of_row(sequence, rng), None
+    return render_hand_photo(sequence, rng, artist=artist, options=opts, hand=hand)
+
+
+def _part_of_row(sequence: str, rng: np.random.Generator) -> str:
+    """A run of 5-11 neighbouring tiles of a closed row of ≥ 8 alone (a close-up of part of a hand)."""
+    row = L.parse_sequence(sequence)[0]
+    n = int(rng.integers(5, min(11, len(row) - 1) + 1))
+    start = int(rng.integers(0, len(row) - n + 1))
+    return L.format_sequence([row[start:start + n]])
 
 
 def yolo_lines(labels, *, min_side: float = 3.0) -> list[str]:
@@ -58,7 +86,7 @@ def yolo_lines(labels, *, min_side: float = 3.0) -> list[str]:
 
 
 def _work(args) -> list[dict]:
-    indices, seed, out, val_every, scoreable, shared = args
+    indices, seed, out, val_every, scoreable, shared, preset = args
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     cv2.setNumThreads(1)
     artist = default_face_source(Path(shared), seed=0)
@@ -72,7 +100,7 @@ def _work(args) -> list[dict]:
         if meta_path.exists() and img_path.exists() and lab_path.exists():  # rendered by an earlier run
             rows.append(json.loads(meta_path.read_text()))
             continue
-        image, labels = render_one(i, seed, artist=artist, scoreable=scoreable)
+        image, labels = render_one(i, seed, artist=artist, scoreable=scoreable, preset=preset)
         # label first, image last (atomically): a trainer reading a half-written set never sees
         # an image without its boxes (that would teach it the tiles are background)
         lab_path.write_text("\n".join(yolo_lines(labels)) + "\n")
@@ -86,9 +114,13 @@ def _work(args) -> list[dict]:
 
 
 def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: float = 0.1, scoreable: bool = False,
-                  shared: Path = SHARED_DIR, quiet: bool = False) -> Path:
+                  shared: Path = SHARED_DIR, quiet: bool = False, preset: str = "default") -> Path:
     out = Path(out)
+    if preset not in PRESETS:
+        raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
     recipe = {"n": n, "seed": seed, "val_frac": val_frac, "scoreable": scoreable, "version": RECIPE_VERSION}
+    if preset != "default":  # sets written before presets existed keep their recipe (and cache)
+        recipe["preset"] = preset
     manifest = out / "manifest.json"
     if manifest.exists():
         old = json.loads(manifest.read_text()).get("recipe", {})
@@ -105,7 +137,7 @@ def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: f
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
     val_every = int(round(1 / val_frac)) if val_frac > 0 else 0
     chunks = [list(range(k, min(k + 25, n))) for k in range(0, n, 25)]
-    jobs = [(c, seed, out, val_every, scoreable, str(shared)) for c in chunks]
+    jobs = [(c, seed, out, val_every, scoreable, str(shared), preset) for c in chunks]
     rows: list[dict] = []
     t0 = time.time()
     if workers > 1:
@@ -144,13 +176,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--val-frac", type=float, default=0.1, help="share of photos in images/val")
     ap.add_argument("--scoreable", action="store_true", help="only hands the scoring engine scores without error")
     ap.add_argument("--shared", type=Path, default=SHARED_DIR, help="the reference folder (tile art)")
+    ap.add_argument("--preset", choices=sorted(PRESETS), default="default",
+                    help="photo recipe: default, or close (nearer camera, part rows, more melds)")
     args = ap.parse_args(argv)
     if args.n <= 0:
         ap.error("--n must be positive")
     if not 0 <= args.val_frac < 1:
         ap.error("--val-frac must be in [0, 1)")
     write_dataset(args.out, args.n, args.seed, workers=args.workers, val_frac=args.val_frac,
-                  scoreable=args.scoreable, shared=args.shared)
+                  scoreable=args.scoreable, shared=args.shared, preset=args.preset)
     return 0
 
 

@@ -224,6 +224,7 @@ class SceneOptions:
     elevation_deg: float | None = None          # 90 = straight down
     roll_deg: float | None = None               # camera roll (photo rotated)
     hand_fraction: float | None = None          # hand's share of the larger photo side
+    hand_fraction_range: tuple[float, float] = (0.42, 0.92)  # drawn from this when hand_fraction is None
     table: str | None = None                    # felt | auto | wood | cloth | laminate
     distractors: bool = True
     fingers: bool | None = None
@@ -381,7 +382,7 @@ def _fit_camera(rng: np.random.Generator, hand_pts: np.ndarray, opts: SceneOptio
     w, h = opts.size
     az, el, roll = _choose_camera_angles(rng, opts, standing)
     focal = max(w, h) * rng.uniform(0.65, 1.5)
-    frac = opts.hand_fraction if opts.hand_fraction is not None else rng.uniform(0.42, 0.92)
+    frac = opts.hand_fraction if opts.hand_fraction is not None else rng.uniform(*opts.hand_fraction_range)
     target = hand_pts.mean(axis=0) * np.array([1, 1, 0])
     dist = 20.0
     for _ in range(4):

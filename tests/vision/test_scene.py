@@ -204,3 +204,40 @@ def test_hull_of_visible_pixels_gives_the_box_and_turned_boxes(faces):
     hand = [i for i, t in enumerate(tiles) if t["in_hand"] and t["group"] == 0]
     cy = (boxes[hand, 1] + boxes[hand, 3]) / 2
     assert np.ptp(cy) < 0.6 * np.median(boxes[hand, 3] - boxes[hand, 1])  # the row is level now
+
+
+def test_default_recipe_keeps_every_existing_seed(faces):
+    """Sets already rendered (the oracle 500, audit footage, test sets) are re-rendered from their
+    seeds: the default recipe must draw the same hands, cameras and tables as when they were made."""
+    from tsumo_synth.photos import render_one
+
+    want = [
+        ("1p 2p 2p 2p 3p 0p 6p 7p 8p 9p 7p- | x 6z 6z x", (-129.6, 28.96, 0.38, 435.1), "cloth"),
+        ("3m 4m 5m 6m 7m 8m 0p 5p 5p 6p 7p | 9m- 9m= 9m 9m", (0.28, 58.84, -28.85, 288.2), "cloth"),
+        ("6p 7p 8p 4s 0s 6s 3z | 3z | x 4m 4m x | 2z 2z 2z 2z-", (112.1, 79.28, 0.24, 459.5), "felt"),
+    ]
+    for i, (sequence, camera, table) in enumerate(want):
+        _, lab = render_one(i, 99, artist=faces, size=(320, 240))
+        assert lab.sequence == sequence
+        assert tuple(lab.camera.values()) == camera
+        assert lab.scene["table"] == table
+
+
+def test_close_preset_shows_larger_tiles_and_more_melds(faces):
+    """The "close" training recipe: hand tiles nearer real photos' size (9-13 % of the long side),
+    more sideways / stacked / face-down tiles, labels as consistent as the default recipe's."""
+    from tsumo_synth.photos import render_one
+
+    sizes = {"default": [], "close": []}
+    special = {"default": 0, "close": 0}
+    for preset in sizes:
+        for i in range(8):
+            img, lab = render_one(i, 31, artist=faces, preset=preset)
+            h, w = img.shape[:2]
+            for t in lab.hand_tiles:
+                x1, y1, x2, y2 = t.box
+                assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+                sizes[preset].append(max(x2 - x1, y2 - y1) / max(w, h))
+                special[preset] += t.sideways or t.face_down
+    assert np.median(sizes["close"]) > 1.15 * np.median(sizes["default"])
+    assert special["close"] > special["default"]
