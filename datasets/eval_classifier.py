@@ -1,13 +1,19 @@
-"""Measure the tile classifier (onnxruntime only, no torch) on three sets:
+"""Measure the tile classifier (onnxruntime only, no torch) on four sets:
 
-- `synth`: a held-out rendered set (its own seed, never used in training), per class incl. red
-  fives and back, plus flip (upright / upside-down) accuracy;
+- `photos`: the hand tiles of held-out rendered photos (`tsumo_synth.photos` sets, e.g.
+  `cache/synth/det_test_h`, seed 99; the classifier never trains on photos), each cut as the
+  reader cuts it: the photo turned into the hand's frame (`vision.recognize.extract_patch`), the
+  box a detector draws (the tile's visible pixels), `crop_tile` with the tile's true sideways flag.
+  This is the issue's "held-out synthetic set"; per class, flip, and split readable / degraded;
+- `synth`: a held-out rendered crop set (its own seed, never used in training), per class incl.
+  red fives and back, plus flip (upright / upside-down) accuracy, also split readable / degraded
+  by `tsumo_synth.crops.DEGRADED_RULE` (generator parameters; fixed before looking at results);
 - `real-dev`: the tiles of `../shared/data/real-dev`, cut with the hand-drawn boxes of
   `tests/vision/data/real_dev_boxes.json` (measure only, never train);
 - `chinese`: the boxes of a split of chinese-mahjong-detection-v4 for the classes riichi shares.
 
     python datasets/eval_classifier.py --model models/tile_classifier.onnx [--synth-per-class 40] \
-        [--no-synth] [--no-real-dev] [--chinese test|none] [--report out.md]
+        [--no-synth] [--no-real-dev] [--chinese test|none] [--photos cache/synth/det_test_h] [--report out.md]
 
 The last line printed is one JSON object with every figure (what `tsumo eval classifier` shows).
 """
@@ -74,26 +80,112 @@ def _classify_all(clf: TileClassifier, crops: list[np.ndarray], batch: int = 256
 
 # ---- synthetic held-out set ------------------------------------------------------------------
 
-def eval_synth(clf: TileClassifier, *, seed: int, per_class: int, workers: int, set_dir: Path | None = None) -> dict:
-    """Render (or reuse) the held-out set at the model's input size; `set_dir` measures an
-    already rendered set instead (e.g. one rendered at another size, resized by the classifier)."""
-    from train_classifier import folder_name, render_split
+def synth_params(set_dir: Path, seed: int, per_class: int, size: int, gen: str = "v3") -> dict[str, dict]:
+    """Camera parameters (`Crop.params`) of every crop of a held-out set, by file name.
 
-    out = set_dir or CACHE / f"test_s{seed}_n{per_class}_{clf.imgsz}px"
+    Re-rendered from the seed (the set's PNGs don't carry them) and cached as params.json; every
+    re-rendered crop must equal its PNG, which proves the parameters belong to that crop."""
+    from train_classifier import folder_name, make_crop_maker, scene_crops
+
+    cache = set_dir / "params.json"
+    if cache.is_file():
+        return json.loads(cache.read_text())
+    maker = make_crop_maker(SHARED, size, 0, gen)
+    out: dict[str, dict] = {}
+    for cls, name in enumerate(class_names_75()):
+        for f in sorted((set_dir / "test" / folder_name(cls, name)).glob("*.png"))[:per_class]:
+            k = int(f.stem.split("_")[2])
+            crop = scene_crops(maker, seed, 2, cls, k, 1)[0]
+            if not np.array_equal(crop.image, cv2.imread(str(f))[..., ::-1]):
+                raise RuntimeError(f"{f}: re-rendered crop differs (set made by another generator version?)")
+            out[f.name] = crop.params
+    cache.write_text(json.dumps(out))
+    return out
+
+
+def eval_synth(clf: TileClassifier, *, seed: int, per_class: int, workers: int, set_dir: Path | None = None,
+               split_degraded: bool = True, gen: str = "v3") -> dict:
+    """Render (or reuse) the held-out set at the model's input size; `set_dir` measures an
+    already rendered set instead (e.g. one rendered at another size, resized by the classifier).
+    With `split_degraded`, also the readable and degraded halves (`DEGRADED_RULE`)."""
+    from train_classifier import folder_name, render_split
+    from tsumo_synth.crops import DEGRADED_RULE, degraded
+
+    out = set_dir or CACHE / (f"test_s{seed}_n{per_class}_{clf.imgsz}px" + ("" if gen == "v3" else f"_{gen}"))
     if set_dir is None:
-        render_split(out, "test", 2, per_class, seed, size=clf.imgsz, workers=workers, views=1)
-    crops, truth, flip_truth = [], [], []
+        render_split(out, "test", 2, per_class, seed, size=clf.imgsz, workers=workers, views=1, gen=gen)
+    crops, truth, flip_truth, files = [], [], [], []
     for cls, name in enumerate(class_names_75()):
         for f in sorted((out / "test" / folder_name(cls, name)).glob("*.png"))[:per_class]:
             crops.append(cv2.imread(str(f))[..., ::-1].copy())
             turned = name.endswith(FLIP_SUFFIX)
             truth.append(name[: -len(FLIP_SUFFIX)] if turned else name)
             flip_truth.append(None if name == "back" else turned)
+            files.append(f.name)
     probs, flips = _classify_all(clf, crops)
     pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
     fpred = [bool(f[1] > f[0]) for f in flips]
     res = _summary(truth, pred, flip_truth, fpred)
     res["set"] = str(out.resolve().relative_to(REPO)) if out.resolve().is_relative_to(REPO) else str(out)
+    if split_degraded:
+        params = synth_params(out, seed, per_class, clf.imgsz if set_dir is None else _set_size(out), gen)
+        bad = [degraded(params[f]) for f in files]
+        res["degraded_rule"] = DEGRADED_RULE
+        for part, want in (("readable", False), ("degraded", True)):
+            idx = [i for i, b in enumerate(bad) if b == want]
+            res[part] = _summary([truth[i] for i in idx], [pred[i] for i in idx], [flip_truth[i] for i in idx],
+                                 [fpred[i] for i in idx])
+    return res
+
+
+def _set_size(set_dir: Path) -> int:
+    return int(str(set_dir.name).split("_")[3].split("px")[0])
+
+
+# ---- hand tiles of held-out rendered photos ----------------------------------------------------
+
+# Fixed before looking at results (session 3): a photo tile is "degraded" when less than 70 % of
+# it is visible (a neighbour, a hand or the photo edge covers it) or it is under 24 px long.
+PHOTO_DEGRADED_RULE = "visible share < 0.7 or the tile's box < 24 px on its long side"
+
+
+def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = None):
+    """(crops, entries) for the hand tiles of the photos of a `tsumo_synth.photos` set."""
+    from tsumo_synth.crops import photo_tile_crops
+
+    rows = [json.loads(line) for line in (set_dir / "labels.jsonl").read_text().splitlines() if line.strip()]
+    crops, entries = [], []
+    for row in rows[:limit]:
+        if not any(t["in_hand"] for t in row["tiles"]):
+            continue
+        image = cv2.imread(str(set_dir / row["image"]))[..., ::-1].copy()
+        for c in photo_tile_crops(image, row["tiles"], size=size, margin=margin):
+            crops.append(c.image)
+            entries.append({"image": row["image"], "label": c.label, "sideways": c.sideways, "flipped": c.flipped,
+                            "degraded": bool(c.visible < 0.7 or c.long_px < 24), "long_px": c.long_px,
+                            "visible": c.visible})
+    return crops, entries
+
+
+def eval_photos(clf: TileClassifier, set_dir: Path, *, limit: int | None = None) -> dict:
+    crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit)
+    probs, flips = _classify_all(clf, crops)
+    truth = [e["label"] for e in entries]
+    pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
+    fpred = [bool(f[1] > f[0]) for f in flips]
+    ftruth = [e["flipped"] for e in entries]
+    res = _summary(truth, pred, ftruth, fpred)
+    res["set"] = str(set_dir)
+    res["photos"] = len({e["image"] for e in entries})
+    res["degraded_rule"] = PHOTO_DEGRADED_RULE
+    for part, want in (("readable", False), ("degraded", True)):
+        idx = [i for i, e in enumerate(entries) if e["degraded"] == want]
+        res[part] = _summary([truth[i] for i in idx], [pred[i] for i in idx], [ftruth[i] for i in idx],
+                             [fpred[i] for i in idx])
+    sw = [i for i, e in enumerate(entries) if e["sideways"]]
+    res["sideways"] = {"n": len(sw), "acc": sum(truth[i] == pred[i] for i in sw) / max(len(sw), 1)}
+    res["errors_list"] = [f"{e['image']}: {t}→{p} (sideways={e['sideways']}, {e['long_px']:.0f}px, vis {e['visible']:.2f})"
+                          for e, t, p in zip(entries, truth, pred) if t != p]
     return res
 
 
@@ -165,13 +257,22 @@ def latency(clf: TileClassifier, batch: int = 14, repeats: int = 20) -> dict:
 
 def markdown(results: dict) -> str:
     lines = []
-    for key in ("synth", "real_dev", "chinese"):
+    for key in ("photos", "synth", "real_dev", "chinese"):
         r = results.get(key)
         if not r:
             continue
         lines.append(f"### {key}: {r['acc'] * 100:.2f} % of {r['n']}" + (
             f", flip {r['flip_acc'] * 100:.2f} % of {r['flip_n']}" if "flip_acc" in r else ""))
         lines.append("")
+        if "readable" in r:
+            lines.append(f"degraded = {r['degraded_rule']}")
+            lines.append("")
+            for part in ("readable", "degraded"):
+                pr = r[part]
+                if pr["n"]:
+                    lines.append(f"- {part}: {pr['acc'] * 100:.2f} % of {pr['n']} ({pr['errors']} errors)"
+                                 + (f", flip {pr['flip_acc'] * 100:.2f} %" if "flip_acc" in pr else ""))
+            lines.append("")
         lines.append("| class | n | correct | acc | most confused with |")
         lines.append("|---|---:|---:|---:|---|")
         for c, row in r["per_class"].items():
@@ -188,7 +289,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--synth-per-class", type=int, default=40, help="per model class (75), i.e. ×2 per label")
     ap.add_argument("--synth-dir", type=Path, default=None,
                     help="measure this already rendered held-out set (…/test_s1001_n20_48px) instead of rendering one")
+    ap.add_argument("--synth-gen", default="v3", help="generator version of the held-out crop set (v3, v4)")
     ap.add_argument("--no-synth", action="store_true")
+    ap.add_argument("--photos", type=Path, nargs="*", default=[REPO / "cache" / "synth" / "det_test_h"],
+                    help="held-out rendered photo sets (tsumo_synth.photos output) whose hand tiles to measure; "
+                         "none: skip")
     ap.add_argument("--no-real-dev", action="store_true")
     ap.add_argument("--chinese", default="test", help="Chinese split to measure, or 'none'")
     ap.add_argument("--workers", type=int, default=2)
@@ -201,9 +306,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     clf = TileClassifier(args.model, threads=args.threads)
     results: dict = {"model": str(args.model), "size_mb": round(args.model.stat().st_size / 1e6, 2), "imgsz": clf.imgsz}
+    photo_sets = [p for p in args.photos if (p / "labels.jsonl").is_file()]
+    for p in args.photos:
+        if p not in photo_sets:
+            print(f"eval_classifier: note: {p} has no labels.jsonl (render it with python -m tsumo_synth.photos); "
+                  "skipped", file=sys.stderr)
+    for i, p in enumerate(photo_sets):
+        results["photos" if i == 0 else f"photos_{p.name}"] = eval_photos(clf, p)
     if not args.no_synth:
         results["synth"] = eval_synth(clf, seed=args.synth_seed, per_class=args.synth_per_class, workers=args.workers,
-                                      set_dir=args.synth_dir)
+                                      set_dir=args.synth_dir, gen=args.synth_gen)
     if not args.no_real_dev:
         results["real_dev"] = eval_real_dev(clf)
     if args.chinese != "none":
@@ -213,8 +325,12 @@ def main(argv: list[str] | None = None) -> int:
         args.report.write_text(markdown(results))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, ensure_ascii=False))
-    brief = {k: ({kk: vv for kk, vv in v.items() if kk not in ("per_class",)} if isinstance(v, dict) else v)
-             for k, v in results.items()}
+    def short(v):
+        if not isinstance(v, dict):
+            return v
+        return {kk: short(vv) for kk, vv in v.items() if kk not in ("per_class", "errors_list", "degraded_rule")}
+
+    brief = {k: short(v) for k, v in results.items()}
     print(json.dumps(brief, ensure_ascii=False))
     return 0
 

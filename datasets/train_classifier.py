@@ -166,6 +166,57 @@ def render_split(out: Path, split: str, split_id: int, per_class: int, seed: int
     return out / split
 
 
+def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared: Path = SHARED, gen: str = "v4",
+                       views: int = 2, val_every: int = 10, pool_per_label: int = 32) -> Path:
+    """Crops of every labelled tile (visible ≥ 50 %) of `n_photos` photos rendered by the scene
+    renderer (`tsumo_synth.photos.render_one`, photo i drawn from (seed, i)), cut as the reader cuts
+    them (`tsumo_synth.crops.photo_tile_crops`): the low camera angles, table light and tile sizes
+    of whole-photo renders, which the crop generator only approximates. View 0 uses the tile's
+    exact visible box, further views a box moved by N(0, 5 %) per edge. Faces come from a face pool
+    of their own (`seed`, `pool_per_label` variants per label, generator `gen`), so held-out photo
+    sets (pool seed 0) show faces never trained on. Every `val_every`-th photo goes to val/.
+    Resumable photo by photo (out/done/)."""
+    import cv2
+
+    from tsumo_synth import TileArtist
+    from tsumo_synth.crops import photo_tile_crops
+    from tsumo_synth.photos import render_one
+    from tsumo_synth.scene import FacePool
+
+    if seed == 0:
+        raise ValueError("photo-crop seed 0 would share the held-out photo sets' face pool")
+    cv2.setNumThreads(1)
+    names = class_names_75()
+    for split in ("train", "val"):
+        for cls, name in enumerate(names):
+            (out / split / folder_name(cls, name)).mkdir(parents=True, exist_ok=True)
+    (out / "done").mkdir(parents=True, exist_ok=True)
+    artist = FacePool(TileArtist(Path(shared), seed=seed, **GENERATORS[gen]), per_label=pool_per_label, seed=seed)
+    t0, written = time.time(), 0
+    for i in range(n_photos):
+        marker = out / "done" / f"{i:06d}"
+        if marker.exists():
+            continue
+        split = "val" if val_every and i % val_every == val_every - 1 else "train"
+        image, labels = render_one(i, seed, artist=artist)
+        tiles = labels.to_json()["tiles"]
+        rng = np.random.default_rng([seed, i, 1])
+        for v in range(views if split == "train" else 1):
+            crops = photo_tile_crops(image, tiles, size=size, hand_only=False, min_visible=0.5, min_px=12.0,
+                                     rng=rng, jitter=0.0 if v == 0 else 0.05)
+            for j, c in enumerate(crops):
+                cls = names.index(c.class_name)
+                path = out / split / folder_name(cls, c.class_name) / f"ph{seed}_{i:06d}_{j:03d}_{v}.png"
+                tmp = path.with_name(path.stem + ".tmp.png")
+                cv2.imwrite(str(tmp), np.ascontiguousarray(c.image[..., ::-1]))
+                os.replace(tmp, path)
+                written += 1
+        marker.touch()
+        if i % 25 == 0:
+            print(f"[photos s{seed}] {i + 1}/{n_photos} photos, {written} new crops, {time.time() - t0:.0f}s", flush=True)
+    return out
+
+
 # ---- 2. real crops from the Chinese-set photos -----------------------------------------------
 
 # Faces that look (nearly) the same after a half turn: their orientation can't be told, nor needs to be.
@@ -365,6 +416,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--also", type=Path, nargs="*", default=[],
                     help="more rendered sets to train on as they are (e.g. an earlier generator's or size's; "
                          "the trainer resizes every crop to --imgsz)")
+    ap.add_argument("--photo-seed", type=int, default=None,
+                    help="also train on crops cut from scene-renderer photos of this seed (not 0)")
+    ap.add_argument("--photos", type=int, default=0, help="number of photos to render for --photo-seed")
     ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--no-render", action="store_true", help="train on the crops already rendered (partial sets)")
@@ -385,6 +439,11 @@ def main(argv: list[str] | None = None) -> int:
             render_split(synth, "val", 1, args.val_per_class, seed, size=args.imgsz, workers=args.workers, views=1,
                          gen=args.gen)
         synth_dirs.append(synth)
+    photo_dir = None
+    if args.photo_seed is not None:
+        photo_dir = CACHE / f"photos_s{args.photo_seed}_{args.imgsz}px_{args.gen}"
+        if not args.no_render and args.photos > 0:
+            render_photo_crops(photo_dir, args.photo_seed, args.photos, size=args.imgsz, gen=args.gen)
     real_dir, real_stats = None, None
     if args.real == "chinese":
         orient = args.orient_model or args.out
@@ -403,7 +462,9 @@ def main(argv: list[str] | None = None) -> int:
         if not (d / "train").is_dir():
             print(f"error: --also {d}: no train/ folder", file=sys.stderr)
             return 2
-    synth_dirs = list(args.also) + synth_dirs  # val comes from the last set, i.e. the --seeds ones
+    synth_dirs = list(args.also) + synth_dirs  # val comes from the last set: the photo crops, else the --seeds ones
+    if photo_dir is not None:
+        synth_dirs.append(photo_dir)
     tag = "+".join(d.name.replace("synth_", "") for d in synth_dirs) + ("+cn" if real_dir else "")
     data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir)
     name = args.name or f"{data.name}_e{args.epochs}"

@@ -326,6 +326,94 @@ def degraded(params: dict) -> bool:
                 or (px < 36 and (params["blur_sigma"] >= 0.4 or params["jpeg"] < 60)))
 
 
+# ---- crops cut from rendered photos (the scene renderer's tiles, as the reader cuts them) ---------
+
+def hand_frame(tiles: list[dict]):
+    """The hand's frame as the reader sets it: the hand tiles (in hand order) run left to right,
+    the owner's up is the row direction turned a quarter counter-clockwise."""
+    from vision.recognize import Frame
+
+    cs = np.array([np.mean(t["quad"], axis=0) for t in tiles])
+    d = cs[-1] - cs[0] if len(cs) > 1 else np.array([1.0, 0.0])
+    if len(cs) > 2:  # least-squares direction, signed by the hand order
+        d = np.linalg.svd(cs - cs.mean(0))[2][0] * np.sign(np.linalg.svd(cs - cs.mean(0))[2][0] @ d)
+    up = np.array([d[1], -d[0]])
+    return Frame(float((-90.0 - np.degrees(np.arctan2(up[1], up[0]))) % 360.0),
+                 (float(cs[:, 0].mean()), float(cs[:, 1].mean())))
+
+
+def _own_frame(tile: dict):
+    """A frame in which this tile's printed face stands upright (for tiles outside the hand)."""
+    from vision.recognize import Frame
+
+    q = np.array(tile["quad"], float)
+    up = (q[0] + q[1]) / 2 - (q[3] + q[2]) / 2
+    c = q.mean(0)
+    return Frame(float((-90.0 - np.degrees(np.arctan2(up[1], up[0]))) % 360.0), (float(c[0]), float(c[1])))
+
+
+def _face_flipped(frame, tile: dict, sideways: bool) -> bool:
+    """Does the face read upside down once `crop_tile` has turned a sideways crop clockwise?"""
+    qf = frame.to_frame(np.array(tile["quad"], float))
+    upv = (qf[0] + qf[1]) / 2 - (qf[3] + qf[2]) / 2
+    a = np.arctan2(upv[0], -upv[1])  # clockwise from the frame's up
+    return bool(np.sin(a) > 0) if sideways else bool(np.cos(a) < 0)
+
+
+@dataclass
+class PhotoTileCrop:
+    image: np.ndarray
+    label: str
+    flipped: bool | None    # None for a face-down tile
+    in_hand: bool
+    sideways: bool
+    long_px: float          # the tile's box, long side, in photo pixels
+    visible: float
+
+    @property
+    def class_name(self) -> str:
+        return self.label + FLIP_SUFFIX if self.flipped and self.label != BACK else self.label
+
+
+def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_SIZE, margin: float = CROP_MARGIN,
+                     hand_only: bool = True, min_visible: float = 0.0, min_px: float = 0.0,
+                     rng: np.random.Generator | None = None, jitter: float = 0.0) -> list[PhotoTileCrop]:
+    """Cut the labelled tiles of a rendered photo (`PhotoLabels.to_json()["tiles"]`) as the reader
+    does: photo turned into the hand's frame (`vision.recognize.extract_patch`), the box a detector
+    draws (the tile's visible pixels), `crop_tile` with the tile's true sideways flag. Tiles outside
+    the hand (`hand_only=False`) are cut in a frame of their own in which their face is upright,
+    then turned 180° half of the time (`rng`). `jitter` moves each box edge by N(0, jitter) of its
+    size (detector looseness)."""
+    from vision.recognize import extract_patch
+
+    hand = sorted((t for t in tiles if t["in_hand"]), key=lambda t: t["index"])
+    frame = hand_frame(hand) if hand else None
+    out = []
+    for t in (hand if hand_only else hand + [t for t in tiles if not t["in_hand"]]):
+        if t["visible"] < min_visible:
+            continue
+        own = not t["in_hand"] or frame is None
+        fr = _own_frame(t) if own else frame
+        sideways = False if own else bool(t["sideways"])
+        pts = np.array(t.get("hull") or t["quad"], float)
+        q = fr.to_frame(pts)
+        fb = np.array([*q.min(0), *q.max(0)])
+        long_px = float(max(fb[2] - fb[0], fb[3] - fb[1]))
+        if long_px < min_px:
+            continue
+        if jitter and rng is not None:
+            w, h = fb[2] - fb[0], fb[3] - fb[1]
+            fb = fb + np.clip(rng.normal(0, jitter, 4), -2.5 * jitter, 2.5 * jitter) * np.array([w, h, w, h])
+            if fb[2] - fb[0] < 2 or fb[3] - fb[1] < 2:
+                continue
+        patch, inner = extract_patch(image, fr, fb)
+        turn = bool(own and t["cls"] != BACK and rng is not None and rng.random() < 0.5)
+        crop = crop_tile(patch, inner, sideways, turn, size=size, margin=margin)
+        flipped = None if t["cls"] == BACK else (_face_flipped(fr, t, sideways) != turn)
+        out.append(PhotoTileCrop(crop, t["cls"], flipped, bool(t["in_hand"]), sideways, long_px, float(t["visible"])))
+    return out
+
+
 # ---- real crops from the Chinese-set photos -----------------------------------------------------
 
 # class index in chinese-mahjong-detection-v4 → riichi label (flowers/seasons have none)

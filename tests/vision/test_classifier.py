@@ -184,3 +184,51 @@ def test_real_dev_tiles(classifier, shared_dir):
     pred = [TILE_CLASSES[k] for k in probs.argmax(1)]
     correct = sum(p == t for p, t in zip(pred, labels))
     assert correct >= REAL_DEV_MIN_CORRECT, [(t, p) for p, t in zip(pred, labels) if p != t]
+
+
+# ---- how the held-out sets are cut and split ------------------------------------------------------
+
+def test_degraded_rule_uses_generator_parameters_only():
+    from tsumo_synth.crops import degraded
+
+    clean = {"tile_px": 60.0, "glare": 0.0, "finger": 0.0, "box_cut": 0.05, "motion_px": 0, "blur_sigma": 0.5, "jpeg": 90}
+    assert not degraded(clean)
+    assert degraded({**clean, "glare": 70.0})
+    assert degraded({**clean, "finger": 0.3})
+    assert degraded({**clean, "box_cut": 0.22})
+    assert degraded({**clean, "motion_px": 7})
+    assert degraded({**clean, "tile_px": 32.0, "blur_sigma": 0.45})
+    assert not degraded({**clean, "tile_px": 32.0, "blur_sigma": 0.3})
+
+
+def test_crops_record_their_camera_parameters(shared_dir):
+    from tsumo_synth import TileArtist
+    from tsumo_synth.crops import CropMaker
+
+    maker = CropMaker(TileArtist(shared_dir, seed=0), pool_size=10)
+    a = maker.make("3m", np.random.default_rng(11))
+    b = maker.make("3m", np.random.default_rng(11))
+    assert np.array_equal(a.image, b.image) and a.params == b.params
+    assert {"tile_px", "glare", "finger", "box_cut", "motion_px", "blur_sigma", "jpeg"} <= set(a.params)
+    assert 30 <= a.params["tile_px"] <= 130
+
+
+def test_photo_tile_crops_cut_hand_tiles_upright_as_the_reader_does(shared_dir):
+    """A photo from the owner's seat, not rolled: every face-up hand tile that is not sideways
+    reads upright in its crop; one crop per hand tile, in hand order."""
+    from tsumo_synth import scene
+    from tsumo_synth.crops import photo_tile_crops
+
+    rng = np.random.default_rng(5)
+    spec = scene.random_scene_hand(rng)
+    image, labels = scene.render_hand_photo(spec.sequence, rng, size=(640, 480), azimuth_deg=0.0, roll_deg=0.0,
+                                            distractors=False)
+    tiles = labels.to_json()["tiles"]
+    hand = sorted((t for t in tiles if t["in_hand"]), key=lambda t: t["index"])
+    crops = photo_tile_crops(image, tiles)
+    assert [c.label for c in crops] == [t["cls"] for t in hand]
+    assert all(c.image.shape == (INPUT_SIZE, INPUT_SIZE, 3) for c in crops)
+    upright = [c for c, t in zip(crops, hand) if not t["sideways"] and t["cls"] != "back" and t["rotation"] == 0]
+    assert upright and all(c.flipped is False for c in upright)
+    sideways = [c for c in crops if c.sideways]
+    assert all(c.flipped is not None for c in sideways if c.label != "back")

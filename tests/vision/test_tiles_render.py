@@ -89,3 +89,23 @@ def test_each_installed_font_family_draws_tile_characters(family):
     for face in faces:
         mask = np.asarray(face.load(48).getmask("萬"))
         assert mask.max() > 0
+
+
+def test_v4_options_add_pale_backs_and_red_five_designs_only_when_asked(shared_dir):
+    """The classifier-crop generator's v4 options; off (the scene renderer's default), a seed
+    draws exactly what it drew before, so scene renders of existing seeds don't change."""
+    from tsumo_synth.faces import BACK_COLORS, LIGHT_BACK_COLORS
+
+    plain = TileArtist(shared_dir, seed=0)
+    v4 = TileArtist(shared_dir, seed=0, light_backs=True, red_designs=True)
+    plain_backs = {plain.back_color(np.random.default_rng(k)) for k in range(200)}
+    v4_backs = {v4.back_color(np.random.default_rng(k)) for k in range(200)}
+    assert plain_backs <= set(BACK_COLORS.values())
+    assert v4_backs & set(LIGHT_BACK_COLORS.values()) and v4_backs & set(BACK_COLORS.values())
+    # faces: identical without the options, some red 5p differ with them (crystal centre, solid discs)
+    same = TileArtist(shared_dir, seed=0, light_backs=False, red_designs=False)
+    for label in ("0p", "5p", "0s", "back"):
+        assert np.array_equal(plain.face(label, np.random.default_rng(3)), same.face(label, np.random.default_rng(3)))
+    differ = sum(not np.array_equal(plain.face("0p", np.random.default_rng(k)), v4.face("0p", np.random.default_rng(k)))
+                 for k in range(16))
+    assert differ >= 3
