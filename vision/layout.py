@@ -275,9 +275,16 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         pitches = [min(fb[b][0] - fb[a][0], fb[b][2] - fb[a][2]) for a, b in zip(row_idx, row_idx[1:])]
         n = len(row_idx)
 
+        memo: dict[int, list[tuple[list[Group], float, float]]] = {}
+
         def seg_melds(start: int) -> list[tuple[list[Group], float, float]]:
             """All ways to cut row_idx[start:] into melds (+ nuki at the end), with penalties
             (geometric, and for meld classes that form no set)."""
+            if start not in memo:
+                memo[start] = _seg_melds(start)
+            return memo[start]
+
+        def _seg_melds(start: int) -> list[tuple[list[Group], float, float]]:
             if start == n:
                 return [([], 0.0, 0.0)]
             out: list[tuple[list[Group], float, float]] = []

@@ -110,7 +110,7 @@ class Row:
 
 
 def find_rows(boxes: np.ndarray, *, max_tilt: float | None = None, limit: int = 5,
-              weights: np.ndarray | None = None) -> list[Row]:
+              weights: np.ndarray | None = None, lines: "RowLines | None" = None) -> list[Row]:
     """Lines of similar-sized tiles whose centres are collinear and close to each other.
 
     A RANSAC-like search: every pair of neighbouring tiles proposes a line; its support is the
@@ -119,24 +119,49 @@ def find_rows(boxes: np.ndarray, *, max_tilt: float | None = None, limit: int = 
     (degrees) limits the lines to near-horizontal ones (used once the photo is deskewed).
     `weights` (per tile, default 1) say how much a tile counts toward a row's score, e.g. less
     for a face-down tile (walls); rows are scored before overlapping ones are dropped, so a
-    wall in line with a hand cannot hide the hand's own row.
+    wall in line with a hand cannot hide the hand's own row. `lines` = `row_lines(boxes,
+    max_tilt)` computed before (the search does not depend on `weights`: scoring again with
+    other weights need not search again).
     """
+    found = lines if lines is not None else row_lines(boxes, max_tilt=max_tilt)
+    if not found.lines:
+        return list(found.fallback)
+    rows = []
+    for ordered, point, d, unit in found.lines:
+        members = list(ordered)
+        score = float((len(members) if weights is None else float(np.sum(weights[members]))) * unit)
+        rows.append(Row(ordered, point, d, unit, score))
+    rows.sort(key=lambda r: -r.score)
+    return _distinct(rows)[:limit]
+
+
+@dataclass(frozen=True)
+class RowLines:
+    """The candidate lines of `find_rows` before scoring: (ordered members, point, direction,
+    median member size) each; `fallback` when there is none (a lone tile)."""
+
+    lines: tuple[tuple[tuple[int, ...], tuple[float, float], tuple[float, float], float], ...]
+    fallback: tuple[Row, ...] = ()
+
+
+def row_lines(boxes: np.ndarray, *, max_tilt: float | None = None) -> RowLines:
+    """Every distinct chain of tiles along a line proposed by a pair of neighbours (see `find_rows`)."""
     boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
     n = len(boxes)
     if n == 0:
-        return []
+        return RowLines(())
     centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
     wh = np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6)
     sizes = np.sqrt(wh[:, 0] * wh[:, 1])
     if n == 1:
-        return [Row((0,), tuple(centres[0]), (1.0, 0.0), float(sizes[0]), float(sizes[0]))]
+        return RowLines((), (Row((0,), tuple(centres[0]), (1.0, 0.0), float(sizes[0]), float(sizes[0])),))
 
     diff = centres[None, :, :] - centres[:, None, :]
     dist = np.hypot(diff[..., 0], diff[..., 1])
     big = np.maximum(sizes[:, None], sizes[None, :])
     ratio = big / np.minimum(sizes[:, None], sizes[None, :])
     ii, jj = np.nonzero((dist < 1.9 * big) & (ratio < 1.6) & np.triu(np.ones((n, n), bool), 1))
-    seen: dict[tuple[int, ...], Row] = {}
+    seen: dict[tuple[int, ...], tuple] = {}
     for i, j in zip(ii.tolist(), jj.tolist()):
         d = diff[i, j] / max(dist[i, j], 1e-9)
         if max_tilt is not None and abs(d[1]) > math.sin(math.radians(max_tilt)):
@@ -174,15 +199,12 @@ def find_rows(boxes: np.ndarray, *, max_tilt: float | None = None, limit: int = 
             d = -d
         t = (centres[list(chain)] - centres[i]) @ d
         ordered = tuple(int(k) for _, k in sorted(zip(t.tolist(), chain)))
-        member_sizes = sizes[list(chain)]
-        score = float((len(chain) if weights is None else float(np.sum(weights[list(chain)]))) * np.median(member_sizes))
-        seen[key] = Row(ordered, tuple(map(float, centres[i])), (float(d[0]), float(d[1])),
-                        float(np.median(member_sizes)), score)
-    rows = sorted(seen.values(), key=lambda r: -r.score)
-    if not rows:  # no two tiles side by side: every tile is its own "row"
+        seen[key] = (ordered, tuple(map(float, centres[i])), (float(d[0]), float(d[1])),
+                     float(np.median(sizes[list(chain)])))
+    if not seen:  # no two tiles side by side: every tile is its own "row"
         k = int(np.argmax(sizes))
-        rows = [Row((k,), tuple(centres[k]), (1.0, 0.0), float(sizes[k]), float(sizes[k]))]
-    return _distinct(rows)[:limit]
+        return RowLines((), (Row((k,), tuple(centres[k]), (1.0, 0.0), float(sizes[k]), float(sizes[k])),))
+    return RowLines(tuple(seen.values()))
 
 
 def _chain(centres, sizes, origin, d, unit, seed) -> list[int]:
@@ -557,7 +579,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         return Recognition([], Frame(0.0, centre), (), (w, h), timings)
 
     t1 = time.perf_counter()
-    rows = find_rows(photo_boxes, limit=6)
+    lines = row_lines(photo_boxes)
+    rows = find_rows(photo_boxes, limit=6, lines=lines)
     p_back = np.zeros(len(photo_boxes))
     if len(rows) > 1:  # only needed to choose between rows: classify their members only
         members = np.array(sorted({i for r in rows[:4] for i in r.indices}), int)
@@ -570,7 +593,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         first_pass = {}
     timings["first_pass_ms"] = (time.perf_counter() - t1) * 1000
     if first_pass:  # again, now that face-down tiles (walls) are known to count less
-        rows = find_rows(photo_boxes, limit=6, weights=_face_weights(p_back))
+        rows = find_rows(photo_boxes, limit=6, weights=_face_weights(p_back), lines=lines)
     ranked = rows[:4]
     others = [r for r in ranked[1:] if len(r.indices) >= 5 and abs(((r.angle - ranked[0].angle) + 90) % 180 - 90) > 6]
     row = others[row_rank - 1] if 0 < row_rank <= len(others) else ranked[0]
