@@ -93,8 +93,21 @@ def _timed(detector: TileDetector, img: np.ndarray):
 HAND_KINDS = ("sideways", "stacked", "face_down", "standing")
 
 
+def draw_misses(out: Path, name: str, img: np.ndarray, gt: np.ndarray, pred: np.ndarray, found: np.ndarray,
+                in_hand: np.ndarray) -> None:
+    """A PNG of one photo: hand tiles found (green), missed (red, thick), every detection (orange)."""
+    out.mkdir(parents=True, exist_ok=True)
+    vis = cv2.cvtColor(img, cv2.COLOR_RGB2BGR)
+    for p in pred:
+        cv2.rectangle(vis, (int(p[0]), int(p[1])), (int(p[2]), int(p[3])), (0, 140, 255), 1)
+    for g, f, h in zip(gt, found, in_hand):
+        if h:
+            cv2.rectangle(vis, (int(g[0]), int(g[1])), (int(g[2]), int(g[3])), (0, 200, 0) if f else (0, 0, 255), 1 if f else 2)
+    cv2.imwrite(str(out / f"{name}.png"), vis)
+
+
 def eval_synth(detector: TileDetector, root: Path, *, thr: float, min_side: float, limit: int | None,
-               turned: bool = False) -> Tally:
+               turned: bool = False, misses_dir: Path | None = None) -> Tally:
     """Rendered set (tsumo_synth.photos output): every labelled tile at least `min_side` px.
 
     `turned`: measure on each photo turned so its hand row is level (the reader's second pass);
@@ -135,6 +148,8 @@ def eval_synth(detector: TileDetector, root: Path, *, thr: float, min_side: floa
             miss = [f"{t['index']}{'-' if t['sideways'] else ''}{'=' if t['stacked'] else ''}{'x' if t['face_down'] else ''}"
                     for t, f in zip(tiles, found) if t["in_hand"] and not f]
             tally.missed.append(f"{row['image']}: hand tiles {' '.join(miss)}")
+            if misses_dir is not None:
+                draw_misses(misses_dir, Path(row["image"]).stem + ("_level" if turned else ""), img, gt, pred, found, in_hand)
     return tally
 
 
@@ -194,6 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", type=float, default=None, help="score threshold (default: the model's)")
     ap.add_argument("--imgsz", type=int, default=None, help="input size (default: the model's)")
     ap.add_argument("--latency", action="store_true", help="time a 12-MP photo")
+    ap.add_argument("--draw-misses", type=Path, default=None, metavar="DIR",
+                    help="write a PNG of every rendered photo with a missed hand tile (look before choosing data)")
     args = ap.parse_args(argv)
     if not args.model.is_file():
         print(f"eval_detector: model not found: {args.model}", file=sys.stderr)
@@ -205,11 +222,13 @@ def main(argv: list[str] | None = None) -> int:
         if not (root / "labels.jsonl").exists():
             print(f"eval_detector: {root} has no labels.jsonl", file=sys.stderr)
             return 2
-        t = eval_synth(detector, root, thr=args.iou, min_side=args.min_side, limit=args.synth_limit)
+        t = eval_synth(detector, root, thr=args.iou, min_side=args.min_side, limit=args.synth_limit,
+                       misses_dir=args.draw_misses)
         report[t.name] = t.summary()
         _print(t)
         if args.level:
-            t = eval_synth(detector, root, thr=args.iou, min_side=args.min_side, limit=args.synth_limit, turned=True)
+            t = eval_synth(detector, root, thr=args.iou, min_side=args.min_side, limit=args.synth_limit, turned=True,
+                           misses_dir=args.draw_misses)
             report[t.name] = t.summary()
             _print(t)
         if sample is None:
