@@ -70,6 +70,20 @@ def other_reader():
     return read
 
 
+def ratios(totals: dict, rows: list[dict], ours_12mp: float, theirs_12mp: float) -> dict:
+    """Tsumo against the peer, same photos, same run: accuracy ours / theirs, speed theirs / ours."""
+    def share(k):
+        m, c = totals[k]
+        return m / c if c else 0.0
+
+    def div(a, b):
+        return round(a / b, 2) if b else None
+
+    return {"tile_accuracy": div(share("tsumo"), share("other")),
+            "speed": div(statistics.median(r["other_ms"] for r in rows), statistics.median(r["tsumo_ms"] for r in rows)),
+            "speed_12mp": div(theirs_12mp, ours_12mp)}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--photos", type=Path, default=REPO.parent / "shared" / "data" / "real-dev")
@@ -138,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             "tile_accuracy": acc("other"), "tile_accuracy_plain": acc("other_plain"),
             "median_ms": round(statistics.median(r["other_ms"] for r in rows), 1),
             "median_ms_12mp": round(big_other_ms, 1)},
+        "ratios_vs_mahjong_detector": None if other is None else ratios(totals, rows, big_ours_ms, big_other_ms),
         "decode_ms_median": round(statistics.median(r["decode_ms"] for r in rows), 1),
         "decode_ms_12mp_jpeg": round(big_decode_ms, 1),
         "per_photo": rows,
@@ -155,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         o = summary["mahjong_detector"]
         print(f"mahjong-detector: tile accuracy {o['tile_accuracy']:.1%} (plain {o['tile_accuracy_plain']:.1%}), "
               f"median {o['median_ms']} ms, 12 MP {o['median_ms_12mp']} ms")
+        q = summary["ratios_vs_mahjong_detector"]
+        print(f"ratio vs mahjong-detector: tile accuracy {q['tile_accuracy']}x, speed {q['speed']}x, "
+              f"12-MP speed {q['speed_12mp']}x (speed = their time / ours: above 1 is faster)")
     else:
         print("mahjong-detector not installed (pip install mahjong-detector): only Tsumo measured")
     print(json.dumps(summary, ensure_ascii=False))
