@@ -42,7 +42,14 @@ PEN_OFF_ROW_DRAWN = 0.3  # the drawn tile lies off the row
 PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 # Sideways log-odds (`TileDetection.side_odds`) are fitted to tiles anywhere in a row, where ~1
 # in 20 lies sideways (log-odds −3); at these places the odds differ:
-LAST_SIDEWAYS_PRIOR = 3.0  # the last of 14 touching closed tiles: as often sideways as not
+# The last of 14 touching closed tiles (no gap seen) lies sideways above these log-odds, by how it
+# stands in the hand's sort order: after the tiles sorted before it ("in"), the winning tile was
+# more often sorted in than turned (prior −1.7); out of that order ("out"), it was not sorted in:
+# it is turned or, below this, the drawn tile whose gap the view hides (prior +1.4); a hand not
+# sorted tells nothing ("unsorted": as often sideways as not). Priors counted on the tune renders
+# (seeds 800000+: in order 75 sorted in / 14 turned; out of order 44 turned / 11 apart / 0 in).
+END_SIDEWAYS_ODDS = {"in": -1.3, "out": -4.4, "unsorted": -3.0}
+PEN_HIDDEN_GAP = 0.6  # the last of 14 touching tiles taken for the drawn tile with no gap seen
 DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
 MELD_SIDEWAYS_PRIOR = 2.3  # three flat tiles after the closed part: one in three lies sideways
 UNSEEN_PER_ODDS = 1.0  # … per unit of log-odds its likeliest tile falls short of that
@@ -370,6 +377,26 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                     if (c - 2) in inner:
                         inner.remove(c - 2)
                 pen += PEN_GAP_INSIDE * len(inner)
+                upright, turned_here = forced, turned
+                last = row_idx[c - 1]
+                odds = tiles[last].side_odds
+                if odds is not None and tiles[last].label != BACK:
+                    # where it lies makes one way likelier: a tile set apart (the drawn tile)
+                    # stands; the last of 14 touching closed tiles is the winning tile turned
+                    # sideways, or one sorted in, or the drawn tile whose gap the view hides
+                    # (one out of the hand's sort order was not sorted in: see `_end_order`)
+                    if drawn == (last,) and ks[-1] == "S" and odds < DRAWN_SIDEWAYS_ODDS:
+                        upright += (last,)
+                        pen -= PEN_SIDEWAYS_CLOSED
+                    elif not drawn and count == 14 and ks[-1] == "U":
+                        order = _end_order([tiles[i].label for i in closed])
+                        if odds > END_SIDEWAYS_ODDS[order]:
+                            turned_here += (last,)
+                            pen += PEN_SIDEWAYS_CLOSED
+                        elif order == "out":
+                            drawn = (closed[-1],)
+                            closed = closed[:-1]
+                            pen += PEN_HIDDEN_GAP
                 groups.append(Group("closed", closed))
                 if count == 13 and not drawn:
                     loose = _off_row_drawn(tiles, row_idx, set(stacked.values()) | twice, long_side)
@@ -383,19 +410,6 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                     pen += PEN_MISSING_DRAWN
                 elif count not in (13, 14):
                     pen += PEN_PARTIAL
-                upright, turned_here = forced, turned
-                last = row_idx[c - 1]
-                odds = tiles[last].side_odds
-                if odds is not None and tiles[last].label != BACK:
-                    # where it lies makes one way likelier: a tile set apart (the drawn tile)
-                    # stands; the last of 14 touching closed tiles is as often the winning
-                    # tile turned sideways as not
-                    if drawn == (last,) and ks[-1] == "S" and odds < DRAWN_SIDEWAYS_ODDS:
-                        upright += (last,)
-                        pen -= PEN_SIDEWAYS_CLOSED
-                    elif not drawn and count == 14 and ks[-1] == "U" and odds > -LAST_SIDEWAYS_PRIOR:
-                        turned_here += (last,)
-                        pen += PEN_SIDEWAYS_CLOSED
                 if drawn:
                     groups.append(Group("drawn", drawn))
                 groups.extend(melds)
@@ -443,6 +457,21 @@ def _same_face(a: TileDetection, b: TileDetection) -> bool:
         return True
     faces = lambda t: {plain(c.label) for c in t.candidates if c.prob >= 0.05} | {plain(t.label)}
     return bool(faces(a) & faces(b))
+
+
+SORT_SUITS = "mpsz"
+
+
+def _end_order(labels: Sequence[str | None]) -> str:
+    """Where the last tile stands in the hand's sort order: "in" (not before the tile before it),
+    "out" (before it: players sort their hand, the drawn tile comes after), or "unsorted" (the
+    tiles before it are not sorted, allowing one swap; or unread)."""
+    if any(x is None or x == BACK for x in labels) or len(labels) < 4:
+        return "unsorted"
+    keys = [(SORT_SUITS.index(x[1]), int(plain(x)[0])) for x in labels]
+    if sum(a > b for a, b in zip(keys[:-2], keys[1:-1])) > 1:
+        return "unsorted"
+    return "out" if keys[-1] < keys[-2] else "in"
 
 
 def _duplicate(a: TileDetection, b: TileDetection) -> bool:

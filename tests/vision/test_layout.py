@@ -183,10 +183,12 @@ def test_a_closed_tile_misjudged_sideways_is_taken_upright():
 
 
 def test_where_a_tile_lies_weighs_its_sideways_odds():
-    """The last of 14 touching closed tiles is as often the winning tile turned sideways as
-    not: a shape a little short of 'sideways' (log-odds −2, read upright) is taken sideways
-    there. A tile set apart (the drawn tile) stands: a shape a little past 'sideways' (log-odds
-    +2) is taken upright there. Unknown odds (None) leave the read as it is."""
+    """The last of 14 touching closed tiles, out of the hand's sort order, was not sorted in: it is
+    the winning tile turned sideways (a shape a little short of 'sideways', log-odds −2, is taken
+    sideways there) or, with a shape surely upright (−5), the drawn tile whose gap the view hides.
+    In the sort order, it was more likely sorted in: upright at −2, sideways at 0. A tile set
+    apart (the drawn tile) stands: a shape a little past 'sideways' (log-odds +2) is taken
+    upright there. Unknown odds (None) leave the read as it is."""
     from dataclasses import replace
 
     seq = "4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z 7z 7z 4s"
@@ -196,7 +198,14 @@ def test_where_a_tile_lies_weighs_its_sideways_odds():
     tiles[last] = replace(tiles[last], side_odds=-2.0)
     assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq + "-"
     tiles[last] = replace(tiles[last], side_odds=-5.0)
-    assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq
+    assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq[:-3] + " | 4s"
+
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z 5z"
+    tiles = scene_from_sequence(seq, gaps="none")
+    last = max(range(len(tiles)), key=lambda k: tiles[k].frame_box[0])
+    for odds, want in ((-5.0, seq), (-2.0, seq), (0.0, seq + "-")):
+        tiles[last] = replace(tiles[last], side_odds=odds)
+        assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == want, odds
 
     seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
     tiles = scene_from_sequence(seq, rng=random.Random(2))
