@@ -397,19 +397,22 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                             drawn = (closed[-1],)
                             closed = closed[:-1]
                             pen += PEN_HIDDEN_GAP
-                groups.append(Group("closed", closed))
                 if count == 13 and not drawn:
                     loose = _off_row_drawn(tiles, row_idx, set(stacked.values()) | twice, long_side)
-                    if loose is not None:
+                    if loose is None:
+                        pen += PEN_MISSING_DRAWN
+                    elif _turned_at_end(tiles[loose], fb[closed[-1]], unit):
+                        closed += (loose,)  # the winning tile turned, lying flat after standing tiles
+                        pen += PEN_SIDEWAYS_CLOSED
+                    else:
                         drawn = (loose,)
                         pen += PEN_OFF_ROW_DRAWN
                         notes.append("the drawn tile lies off the row")
-                    else:
-                        pen += PEN_MISSING_DRAWN
                 elif count == 13:  # a tile set apart, yet one short: a tile was lost (or left out)
                     pen += PEN_MISSING_DRAWN
                 elif count not in (13, 14):
                     pen += PEN_PARTIAL
+                groups.append(Group("closed", closed))
                 if drawn:
                     groups.append(Group("drawn", drawn))
                 groups.extend(melds)
@@ -472,6 +475,16 @@ def _end_order(labels: Sequence[str | None]) -> str:
     if sum(a > b for a, b in zip(keys[:-2], keys[1:-1])) > 1:
         return "unsorted"
     return "out" if keys[-1] < keys[-2] else "in"
+
+
+def _turned_at_end(t: TileDetection, last_box: Sequence[float], unit: float) -> bool:
+    """Is this tile, off the row, the winning tile lying sideways right after the last closed
+    tile? (Lying flat beside standing tiles it sits lower than they do, so the row finder, which
+    follows their centres and sizes, leaves it out.) Sideways by its shape, touching the last one
+    (a standing tile's box overlaps what it hides of its neighbour)."""
+    x1 = t.frame_box[0]
+    return t.sideways and (t.side_odds is None or t.side_odds > 0) and \
+        -0.5 * unit < x1 - last_box[2] < GAP * unit and t.centre[0] > last_box[2]
 
 
 def _duplicate(a: TileDetection, b: TileDetection) -> bool:

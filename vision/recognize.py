@@ -192,6 +192,8 @@ def row_lines(boxes: np.ndarray, *, max_tilt: float | None = None) -> RowLines:
                 chain3 = _chain(centres, sizes, np.array([x0, y0]), d3, unit, seed=i)
                 if i in chain3 and set(core) <= set(chain3) and len(chain3) <= len(chain):
                     chain, d = chain3, d3
+        if max_tilt is not None:  # (rows of a level frame only: at any angle, other rows cross)
+            chain = _extend(centres, sizes, chain, d, unit)
         key = tuple(sorted(chain))
         if key in seen:
             continue
@@ -229,6 +231,33 @@ def _chain(centres, sizes, origin, d, unit, seed) -> list[int]:
     while hi < len(order) - 1 and linked(order[hi], order[hi + 1]):
         hi += 1
     return [int(k) for k in order[lo : hi + 1]]
+
+
+def _extend(centres, sizes, chain, d, unit) -> list[int]:
+    """The chain, followed on at each end by tiles in line with its last few tiles rather than
+    with the whole line (a line fitted over a row of standing, flat and face-down tiles, whose
+    centres lie at different heights, can lean enough to lose a meld a gap away at an end)."""
+    normal = np.array([-d[1], d[0]])
+    t, off = centres @ d, centres @ normal
+    ok = (sizes > 0.62 * unit) & (sizes < 1.6 * unit)
+    order = sorted(chain, key=lambda k: t[k])
+    members = set(order)
+    for side in (1, -1):
+        while True:
+            end = order[-1] if side > 0 else order[0]
+            last = order[-4:] if side > 0 else order[:4]
+            if len(last) >= 3 and abs(np.polyfit(t[last], off[last], 1)[0]) > 0.1:
+                break  # the end tiles run at another angle: another row crossing this line
+            level = float(np.median(off[last[-3:] if side > 0 else last[:3]]))
+            step = side * (t - t[end])
+            cand = np.nonzero(ok & (step > 0.3 * unit) & (step < 3.2 * unit) & (np.abs(off - level) < 0.42 * unit))[0]
+            cand = [int(k) for k in cand if int(k) not in members]
+            if not cand:
+                break
+            k = min(cand, key=lambda k: step[k])
+            members.add(k)
+            order = order + [k] if side > 0 else [k] + order
+    return order
 
 
 def _longest_run(centres, chain, d, unit) -> list[int]:

@@ -279,3 +279,40 @@ def test_a_tile_boxed_twice_counts_once():
     best = arrange(tiles)[0]
     assert format_sequence(best.to_sequence(tiles)) == seq
     assert k in best.used and len(tiles) - 1 not in best.used
+
+
+def test_a_row_is_followed_on_past_a_leaning_line():
+    """A line fitted over a row of standing, flat and face-down tiles can lean a few degrees off
+    the row (their centres lie at different heights); a far meld ~2 tiles away at the end would
+    then fall outside the line's band. The row is followed on by the end tiles' own level
+    (`recognize._extend`); tiles of another row crossing near the end are not taken."""
+    import math
+
+    import numpy as np
+
+    from vision.recognize import _extend
+
+    centres = np.array([(k * 75.0, 0.0) for k in range(10)] + [(k * 75.0 + 900.0, 0.0) for k in range(3)]
+                       + [(675.0 + 60 * k, -60.0 * (k + 1)) for k in range(3)])
+    sizes = np.full(len(centres), 85.0)
+    a = math.radians(3.5)
+    d = np.array([math.cos(a), math.sin(a)])
+    assert _extend(centres, sizes, list(range(10)), d, 85.0) == list(range(13))
+
+
+def test_the_winning_tile_lying_flat_after_standing_tiles_is_read_sideways():
+    """Lying flat beside standing tiles, a sideways winning tile sits lower and looks smaller than
+    they do, so the row (followed through the standing tiles' centres) leaves it out; found just
+    off the row's end, touching the last tile, with a sideways shape, it is the winning tile
+    turned, not a drawn tile set apart."""
+    from dataclasses import replace
+
+    seq = "4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z 7z 7z 4s-"
+    tiles = scene_from_sequence(seq, rng=random.Random(4), gaps="none")
+    last = max(range(len(tiles)), key=lambda k: tiles[k].frame_box[0])
+    x1, y1, x2, y2 = tiles[last].frame_box
+    flat = (x1 - 0.1 * U, y2 - 0.2 * U, x2 - 0.1 * U, y2 + 0.05 * U)
+    tiles[last] = replace(tiles[last], box=flat, frame_box=flat, side_odds=3.0)
+    best = arrange(tiles)[0]
+    assert last not in best.row
+    assert format_sequence(best.to_sequence(tiles)) == seq
