@@ -203,6 +203,10 @@ def test_train_and_eval_commands_check_their_input(tmp_path):
     out = _tsumo("train", "detector", "--dry-run", "--photos", "50", "--hours", "0.1")
     assert out.returncode == 0, out.stderr
     assert "tsumo_synth.photos" in out.stderr and "train_detector.py" in out.stderr and "--hours 0.1" in out.stderr
+    out = _tsumo("train", "detector", "--dry-run", "--photos", "50", "--preset", "close")
+    assert out.returncode == 0 and "--preset close" in out.stderr and "det_s1_n50_close" in out.stderr
+    out = _tsumo("train", "detector", "--dry-run", "--preset", "far")
+    assert out.returncode == 2 and "--preset" in out.stderr
     out = _tsumo("train", "detector", "--venv", str(tmp_path / "none"))
     assert out.returncode == 2 and "make train-env" in out.stderr
     out = _tsumo("train", "detector", "--dry-run", "--args", "'unclosed")

@@ -33,6 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--photos", type=int, default=3000, help="detector: rendered training photos (default 3000)")
     p.add_argument("--seed", type=int, default=1, help="detector: rendering seed (default 1)")
     p.add_argument("--render-workers", type=int, default=2, help="detector: processes rendering photos (default 2)")
+    p.add_argument("--preset", choices=("default", "close"), default="default",
+                   help="detector: photo recipe (close: nearer camera, part rows, more melds; see docs/models.md)")
     p.add_argument("--out", type=Path, default=None, help="ONNX file to write (default models/tile_<model>.onnx)")
     p.add_argument("--hours", type=float, default=None, help="wall-clock training budget in hours")
     p.add_argument("--epochs", type=int, default=None, help="training epochs")
@@ -58,10 +60,11 @@ def commands(args: argparse.Namespace, extra: list[str]) -> list[list[str]]:
     if args.model == "detector":
         if args.photos < 1:
             raise UsageError(f"--photos must be at least 1, got {args.photos}")
-        synth = REPO / "cache" / "synth" / f"det_s{args.seed}_n{args.photos}"
+        tag = "" if args.preset == "default" else f"_{args.preset}"
+        synth = REPO / "cache" / "synth" / f"det_s{args.seed}_n{args.photos}{tag}"
         return [
             [sys.executable, "-m", "tsumo_synth.photos", "--n", str(args.photos), "--seed", str(args.seed),
-             "--out", str(synth), "--workers", str(args.render_workers)],
+             "--out", str(synth), "--workers", str(args.render_workers), "--preset", args.preset],
             [py, str(script), "--synth", str(synth), "--out", str(out), *extra],
         ]
     return [[py, str(script), "--out", str(out), *extra]]
