@@ -62,6 +62,7 @@ PEN_TRIM_BACK = 0.3
 MAX_TRIM = 8  # tiles that may be left out at each end of the row
 PEN_TRIM = 1.0  # a tile at an end of the row left out of the hand (it lies in line with it)
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
+STACKED_FACE_P = 0.005  # a tile lying on a sideways one is its added kan tile if it can show its face this likely
 DUPLICATE_OVERLAP = 0.65  # two row boxes overlapping this much of the narrower one's width: one tile twice
 
 
@@ -252,6 +253,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 continue
             if (t in side) != (b in side) and (plain(tile.label) != plain(tiles[b].label) or _has_neighbour(tiles, t, in_row)):
                 continue  # one looked upright: only the same tile, lying alone on it, makes them a kan's pair
+            if not _same_face(tile, tiles[b], STACKED_FACE_P):
+                continue  # a discard of another face lying on the meld's sideways tile
             dy = (fb[b][1] + fb[b][3]) / 2 - (fb[t][1] + fb[t][3]) / 2
             ov = _overlap(fb[b], fb[t])
             if any(_overlap(fb[o], fb[t]) > ov for o in row_idx if o != b):
@@ -451,14 +454,14 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     return results[:limit]
 
 
-def _same_face(a: TileDetection, b: TileDetection) -> bool:
+def _same_face(a: TileDetection, b: TileDetection, min_p: float = 0.05) -> bool:
     """Could these two be the same tile (an added kan's pair)? Face-down tiles never are; faces
-    are compared over the classifier's likely candidates (p ≥ 0.05, red fives as fives), unread tiles may be."""
+    are compared over the classifier's candidates (p ≥ `min_p`, red fives as fives), unread tiles may be."""
     if a.label == BACK or b.label == BACK:
         return False
     if a.label is None or b.label is None:
         return True
-    faces = lambda t: {plain(c.label) for c in t.candidates if c.prob >= 0.05} | {plain(t.label)}
+    faces = lambda t: {plain(c.label) for c in t.candidates if c.prob >= min_p} | {plain(t.label)}
     return bool(faces(a) & faces(b))
 
 
