@@ -23,7 +23,7 @@ from typing import Literal, Sequence
 import numpy as np
 
 from vision.classes import BACK
-from vision.recognize import TileDetection, find_rows
+from vision.recognize import TileDetection, find_rows, row_lines
 from vision.sequence import Groups, SeqTile
 
 GroupKind = Literal["closed", "drawn", "called", "minkan", "kakan", "ankan", "nuki"]
@@ -175,13 +175,18 @@ def candidate_rows(tiles: Sequence[TileDetection], keep: float = 0.6) -> list[tu
     if not idx:
         return []
     boxes = np.array([tiles[i].frame_box for i in idx], float)
+    # rows as found, and as found with face-down tiles counting little when overlapping rows
+    # are dropped (a line through a hand and a wall's end must not hide the hand's own row)
+    lines = row_lines(boxes, max_tilt=15.0)
+    weights = np.array([0.15 if tiles[i].label == BACK else 1.15 for i in idx])
+    found = {r.indices: r for w in (None, weights) for r in find_rows(boxes, limit=6, weights=w, lines=lines)}
     scored = []
-    for r in find_rows(boxes, max_tilt=15.0, limit=6):
+    for r in found.values():
         members = [idx[k] for k in r.indices]
         # face-down tiles, and faces beyond the four a set holds (light backs read as a face)
         counts = Counter(tiles[i].label for i in members if tiles[i].label != BACK)
         backs = (sum(tiles[i].label == BACK for i in members) + sum(max(0, c - 4) for c in counts.values())) / len(members)
-        scored.append((r.score * (1.15 - backs), tuple(members)))
+        scored.append((r.unit * len(members) * (1.15 - backs), tuple(members)))
     scored.sort(key=lambda x: -x[0])
     return [m for sc, m in scored if sc >= keep * scored[0][0]]
 
