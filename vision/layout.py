@@ -309,7 +309,9 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                     continue
                 ks = kinds[start:end]
                 ids = tuple(row_idx[start:end])
-                pen = sum(PEN_GAP_INSIDE for k in range(start, end - 1) if big[k])
+                # (graded: a meld's sideways tile, or an end tile hidden by nothing, can step a little wide)
+                pen = sum(PEN_GAP_INSIDE * min(1.0, (gaps[k] - GAP * unit) / (GAP * unit))
+                          for k in range(start, end - 1) if big[k])
                 if "S" not in ks and "X" not in ks:  # a meld shows one sideways tile: its likeliest
                     odds = [tiles[i].side_odds for i in ids]
                     if None not in odds:
