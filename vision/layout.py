@@ -49,7 +49,9 @@ PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 # sorted tells nothing ("unsorted": as often sideways as not). Priors counted on the tune renders
 # (seeds 800000+: in order 75 sorted in / 14 turned; out of order 44 turned / 11 apart / 0 in).
 END_SIDEWAYS_ODDS = {"in": -1.3, "out": -4.4, "unsorted": -3.0}
-PEN_HIDDEN_GAP = 0.6  # the last of 14 touching tiles taken for the drawn tile with no gap seen
+PEN_HIDDEN_GAP = 0.6
+TOUCHING_SIDEWAYS_ODDS = -2.5  # see `_turned_not_apart`
+TOUCHING_SIDEWAYS_STEP = 0.35  # the last of 14 touching tiles taken for the drawn tile with no gap seen
 DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
 MELD_SIDEWAYS_PRIOR = 2.3  # three flat tiles after the closed part: one in three lies sideways
 UNSEEN_PER_ODDS = 1.0  # … per unit of log-odds its likeliest tile falls short of that
@@ -88,6 +90,20 @@ def _set_apart(pitches: Sequence[float], unit: float) -> bool:
         expected = float(rest.max()) if len(rest) else last
         spread = 0.0
     return last > expected + max(SET_APART * unit, 3 * spread)
+
+
+def _turned_not_apart(t: TileDetection, pitches: Sequence[float], unit: float) -> bool:
+    """Does the last tile, stepping a little wider than the row's trend but with no box gap,
+    look rather like the winning tile turned sideways and touching (its shape near sideways,
+    log-odds over −2.5, and the step over the trend under 0.35 tile) than like one set apart?
+    (A flat tile beside standing ones lets their side show, which widens the step; tiles set
+    apart on the tune renders stepped 0.17–0.7 tile wider, turned ones 0.11–0.32.)"""
+    if t.side_odds is None or t.side_odds <= TOUCHING_SIDEWAYS_ODDS or len(pitches) < 4:
+        return False
+    rest = np.asarray(pitches[:-1], float)
+    k = np.arange(len(rest))
+    slope, icpt = np.polyfit(k, rest, 1)
+    return (pitches[-1] - (slope * len(rest) + icpt)) < TOUCHING_SIDEWAYS_STEP * unit
 
 
 def plain(label: str) -> str:
@@ -381,7 +397,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 count = c + 3 * sum(g.is_meld for g in melds)
                 if c >= 2 and (c - 2) in inner and ks[-1] == "S" and gaps[c - 2] <= 2 * GAP * unit:
                     inner.remove(c - 2)  # a sideways tile after standing ones steps wider: not apart
-                if c >= 2 and ((c - 2) in inner or (count == 14 and ks[-1] == "U" and _set_apart(pitches[: c - 1], unit))):
+                if c >= 2 and ((c - 2) in inner or (count == 14 and ks[-1] == "U" and _set_apart(pitches[: c - 1], unit)
+                                                    and not _turned_not_apart(tiles[closed[-1]], pitches[: c - 1], unit))):
                     drawn = (closed[-1],)  # the last closed tile set apart: the drawn tile
                     closed = closed[:-1]
                     if (c - 2) in inner:

@@ -330,3 +330,20 @@ def test_a_discard_of_another_face_on_a_pon_makes_no_added_kan():
     assert format_sequence(best.to_sequence(tiles)) == seq
     tiles[-1] = _det(tiles[-1].frame_box, "7z", 90, conf=0.97)
     assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq.replace("7z- 7z", "7z- 7z= 7z")
+
+
+def test_a_tile_stepping_a_little_wide_with_a_near_sideways_shape_is_turned_not_apart():
+    """The last of 14 tiles steps a little wider than the row (no box gap): set apart if its shape
+    is surely upright, but with a shape near sideways (log-odds −1.5) the winning tile turned,
+    touching (a flat tile beside standing ones widens the step by their sides showing)."""
+    from dataclasses import replace
+
+    seq = "4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z 7z 7z 4s"
+    tiles = scene_from_sequence(seq, gaps="none")
+    last = max(range(len(tiles)), key=lambda k: tiles[k].frame_box[0])
+    x1, y1, x2, y2 = tiles[last].frame_box
+    moved = (x1 + 0.14 * U, y1, x2 + 0.14 * U, y2)
+    tiles[last] = replace(tiles[last], box=moved, frame_box=moved, side_odds=-5.0)
+    assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq[:-3] + " | 4s"
+    tiles[last] = replace(tiles[last], side_odds=-1.5)
+    assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq + "-"
