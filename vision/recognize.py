@@ -162,6 +162,7 @@ def row_lines(boxes: np.ndarray, *, max_tilt: float | None = None) -> RowLines:
     ratio = big / np.minimum(sizes[:, None], sizes[None, :])
     ii, jj = np.nonzero((dist < 1.9 * big) & (ratio < 1.6) & np.triu(np.ones((n, n), bool), 1))
     seen: dict[tuple[int, ...], tuple] = {}
+    tried: set[tuple[int, ...]] = set()
     for i, j in zip(ii.tolist(), jj.tolist()):
         d = diff[i, j] / max(dist[i, j], 1e-9)
         if max_tilt is not None and abs(d[1]) > math.sin(math.radians(max_tilt)):
@@ -170,6 +171,10 @@ def row_lines(boxes: np.ndarray, *, max_tilt: float | None = None) -> RowLines:
         chain = _chain(centres, sizes, centres[i], d, unit, seed=i)
         if len(chain) < 2:
             continue
+        first = tuple(chain)
+        if first in tried:  # the neighbours of one row propose the same chain: refit it once
+            continue
+        tried.add(first)
         # refit the line on the chain and collect again (walls of two-high stacks, perspective)
         pts = centres[list(chain)].astype(np.float32)
         vx, vy, x0, y0 = cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
