@@ -424,6 +424,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                             drawn = (closed[-1],)
                             closed = closed[:-1]
                             pen += PEN_HIDDEN_GAP
+                            notes.append("no gap is seen before the last tile, but it is out of the hand's "
+                                         "sort order: taken as the drawn tile")
                 if count == 13 and not drawn:
                     loose = _off_row_drawn(tiles, row_idx, set(stacked.values()) | twice, long_side)
                     if loose is None:
