@@ -50,7 +50,6 @@ PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 # (seeds 800000+: in order 75 sorted in / 14 turned; out of order 44 turned / 11 apart / 0 in).
 END_SIDEWAYS_ODDS = {"in": -1.3, "out": -4.4, "unsorted": -3.0}
 PEN_HIDDEN_GAP = 0.6
-LOWER_TOP_WEIGHT, LOWER_TOP_FROM = 30.0, 0.06  # see `_lower_top_odds`
 TOUCHING_SIDEWAYS_ODDS = -2.5  # see `_turned_not_apart`
 TOUCHING_SIDEWAYS_STEP = 0.35  # the last of 14 touching tiles taken for the drawn tile with no gap seen
 DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
@@ -418,7 +417,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                         pen -= PEN_SIDEWAYS_CLOSED
                     elif not drawn and count == 14 and ks[-1] == "U":
                         order = _end_order([tiles[i].label for i in closed])
-                        if odds + _lower_top_odds(fb, closed) > END_SIDEWAYS_ODDS[order]:
+                        if odds > END_SIDEWAYS_ODDS[order]:
                             turned_here += (last,)
                             pen += PEN_SIDEWAYS_CLOSED
                         elif order == "out":
@@ -515,18 +514,6 @@ def _turned_at_end(t: TileDetection, last_box: Sequence[float], unit: float) -> 
     x1 = t.frame_box[0]
     return t.sideways and (t.side_odds is None or t.side_odds > 0) and \
         -0.5 * unit < x1 - last_box[2] < GAP * unit and t.centre[0] > last_box[2]
-
-
-def _lower_top_odds(fb: dict, closed: Sequence[int]) -> float:
-    """Sideways log-odds from the last tile's top edge lying lower than its neighbours' (by a
-    share of their height): a tile lying flat after standing ones is lower, while its box can
-    be as high as theirs (it shows its long side and its thickness)."""
-    if len(closed) < 5:
-        return 0.0
-    prev = closed[-5:-1]
-    h = float(np.median([fb[i][3] - fb[i][1] for i in prev]))
-    drop = (fb[closed[-1]][1] - float(np.median([fb[i][1] for i in prev]))) / max(h, 1e-6)
-    return LOWER_TOP_WEIGHT * float(np.clip(drop - LOWER_TOP_FROM, 0.0, 0.2))
 
 
 def _duplicate(a: TileDetection, b: TileDetection) -> bool:

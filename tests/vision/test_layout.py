@@ -347,20 +347,3 @@ def test_a_tile_stepping_a_little_wide_with_a_near_sideways_shape_is_turned_not_
     assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq[:-3] + " | 4s"
     tiles[last] = replace(tiles[last], side_odds=-1.5)
     assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq + "-"
-
-
-def test_a_last_tile_lying_lower_than_the_standing_ones_is_turned():
-    """The last of 14 touching tiles, out of the sort order, with a shape that says upright
-    (log-odds −5.5: its box as high as its standing neighbours'), but its top a sixth of their
-    height lower: it lies flat, the winning tile turned; level with them, the drawn tile."""
-    from dataclasses import replace
-
-    seq = "4s 6s 6s 8s 8s 2z 2z 3z 3z 6z 6z 7z 7z 4s"
-    tiles = scene_from_sequence(seq, rng=random.Random(8), gaps="none")
-    last = max(range(len(tiles)), key=lambda k: tiles[k].frame_box[0])
-    tiles[last] = replace(tiles[last], side_odds=-5.5)
-    assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq[:-3] + " | 4s"
-    x1, y1, x2, y2 = tiles[last].frame_box
-    lower = (x1, y1 + 0.17 * U, x2, y2 + 0.17 * U)
-    tiles[last] = replace(tiles[last], box=lower, frame_box=lower)
-    assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq + "-"
