@@ -208,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--iou", type=float, default=0.5, help="IoU for a detection to count as the tile")
     ap.add_argument("--conf", type=float, default=None, help="score threshold (default: the model's)")
     ap.add_argument("--imgsz", type=int, default=None, help="input size (default: the model's)")
+    ap.add_argument("--nms-iou", type=float, default=None, help="NMS IoU threshold (default: the model's)")
     ap.add_argument("--latency", action="store_true", help="time a 12-MP photo")
     ap.add_argument("--draw-misses", type=Path, default=None, metavar="DIR",
                     help="write a PNG of every rendered photo with a missed hand tile (look before choosing data)")
@@ -215,8 +216,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.model.is_file():
         print(f"eval_detector: model not found: {args.model}", file=sys.stderr)
         return 2
-    detector = TileDetector(args.model, threads=args.threads, conf=args.conf, imgsz=args.imgsz)
-    report: dict = {"model": str(args.model), "imgsz": detector.imgsz, "conf": detector.conf, "iou_match": args.iou}
+    detector = TileDetector(args.model, threads=args.threads, conf=args.conf, imgsz=args.imgsz, iou=args.nms_iou)
+    report: dict = {"model": str(args.model), "imgsz": detector.imgsz, "conf": detector.conf, "nms_iou": detector.iou,
+                    "iou_match": args.iou}
     sample = None
     for root in args.synth:
         if not (root / "labels.jsonl").exists():
