@@ -461,8 +461,13 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         for b in range(0, MAX_TRIM + 1):
             if n_full - a - b < (5 if a + b else 1):
                 continue
-            def cost(k: int, gap: float) -> float:  # a face-down tile is rarely the hand's (a wall's)
-                return PEN_TRIM_BACK if tiles[full[k]].label == BACK else PEN_TRIM_GAP if gap > GAP * unit else PEN_TRIM
+            def cost(k: int, gap: float) -> float:
+                # a face-down tile is rarely the hand's (a wall's), nor one whose face is turned
+                # away from the owner (discards of the player across, laid in line with the hand)
+                t = tiles[full[k]]
+                if t.label == BACK or t.rotation == 180:
+                    return PEN_TRIM_BACK
+                return PEN_TRIM_GAP if gap > GAP * unit else PEN_TRIM
 
             trim = sum(cost(k, full_gaps[k]) for k in range(a))
             trim += sum(cost(n_full - 1 - k, full_gaps[n_full - 2 - k]) for k in range(b))

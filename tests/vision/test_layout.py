@@ -347,3 +347,19 @@ def test_a_tile_stepping_a_little_wide_with_a_near_sideways_shape_is_turned_not_
     assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq[:-3] + " | 4s"
     tiles[last] = replace(tiles[last], side_odds=-1.5)
     assert format_sequence(arrange(tiles)[0].to_sequence(tiles)) == seq + "-"
+
+
+def test_tiles_facing_away_in_line_with_the_hand_are_left_out():
+    """Discards of the player across, laid in line with the hand's first tile, show their faces
+    upside down to the owner: they are left out cheaply (like a wall's face-down tiles), even
+    seven of them touching the hand, so the legal 14-tile hand is among the arrangements read."""
+    seq = "3m 4m 5m 1p 1p 2p 3p 4p 0p 5p 4s 5s 6s | 1p"
+    tiles = scene_from_sequence(seq, rng=random.Random(9))
+    x0 = min(t.frame_box[0] for t in tiles)
+    for k, label in enumerate(("4m", "0p", "6p", "2m", "4s", "5p", "7p")):
+        x = x0 - (k + 1) * 0.76 * U
+        tiles.append(_det((x, -U, x + 0.75 * U, 0.0), label, 180))
+    from vision.reading import read_hand
+
+    reading = read_hand(tiles)
+    assert reading.sequence == seq and reading.hand is not None
