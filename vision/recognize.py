@@ -242,26 +242,33 @@ def _extend(centres, sizes, chain, d, unit) -> list[int]:
     """The chain, followed on at each end by tiles in line with its last few tiles rather than
     with the whole line (a line fitted over a row of standing, flat and face-down tiles, whose
     centres lie at different heights, can lean enough to lose a meld a gap away at an end)."""
-    normal = np.array([-d[1], d[0]])
-    t, off = centres @ d, centres @ normal
-    ok = (sizes > 0.62 * unit) & (sizes < 1.6 * unit)
+    t = (centres @ d).tolist()
+    off = (centres @ np.array([-d[1], d[0]])).tolist()
+    ok = ((sizes > 0.62 * unit) & (sizes < 1.6 * unit)).tolist()
     order = sorted(chain, key=lambda k: t[k])
     members = set(order)
+    others = [k for k in range(len(t)) if ok[k] and k not in members]
     for side in (1, -1):
-        while True:
+        while others:
             end = order[-1] if side > 0 else order[0]
             last = order[-4:] if side > 0 else order[:4]
-            if len(last) >= 3 and abs(np.polyfit(t[last], off[last], 1)[0]) > 0.1:
-                break  # the end tiles run at another angle: another row crossing this line
-            level = float(np.median(off[last[-3:] if side > 0 else last[:3]]))
-            step = side * (t - t[end])
-            cand = np.nonzero(ok & (step > 0.3 * unit) & (step < 3.2 * unit) & (np.abs(off - level) < 0.42 * unit))[0]
-            cand = [int(k) for k in cand if int(k) not in members]
-            if not cand:
+            if len(last) >= 3:  # the end tiles run at another angle: another row crossing this line
+                mt, mo = sum(t[k] for k in last) / len(last), sum(off[k] for k in last) / len(last)
+                var = sum((t[k] - mt) ** 2 for k in last)
+                if var > 0 and abs(sum((t[k] - mt) * (off[k] - mo) for k in last) / var) > 0.1:
+                    break
+            near = sorted(off[k] for k in (last[-3:] if side > 0 else last[:3]))
+            level = near[len(near) // 2] if len(near) % 2 else (near[len(near) // 2 - 1] + near[len(near) // 2]) / 2
+            best, best_step = None, 3.2 * unit
+            for k in others:
+                step = side * (t[k] - t[end])
+                if 0.3 * unit < step < best_step and abs(off[k] - level) < 0.42 * unit:
+                    best, best_step = k, step
+            if best is None:
                 break
-            k = min(cand, key=lambda k: step[k])
-            members.add(k)
-            order = order + [k] if side > 0 else [k] + order
+            members.add(best)
+            others.remove(best)
+            order = order + [best] if side > 0 else [best] + order
     return order
 
 
