@@ -226,7 +226,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
             out += [replace(a, penalty=a.penalty + PEN_SECOND_ROW * rank, geometry=a.geometry + PEN_SECOND_ROW * rank)
                     for a in arrange(tiles, players=players, row=cand, limit=limit)]
         out.sort(key=lambda a: a.penalty)
-        return out[:limit]
+        return _with_whole_hands(out, limit)
     row_idx = list(row)
     if not row_idx:
         return []
@@ -482,7 +482,15 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         results.append(Arrangement((Group("closed", tuple(full)),), 5.0, tuple(full),
                                    ("the row does not follow the usual layout",), 5.0))
     results.sort(key=lambda a: a.penalty)
-    return results[:limit]
+    return _with_whole_hands(results, limit)
+
+
+def _with_whole_hands(ranked: list[Arrangement], limit: int) -> list[Arrangement]:
+    """The `limit` likeliest arrangements, and as many of the likeliest whole hands (13 or 14
+    tiles) beyond those: when many tiles lie in line with the hand (another row's, discards),
+    leaving them all out costs much, yet a legal hand inside the row is likelier than a reading
+    of every tile that makes none (the reading step weighs them)."""
+    return ranked[:limit] + [a for a in ranked[limit:] if a.tile_count in (13, 14)][:limit]
 
 
 def _same_face(a: TileDetection, b: TileDetection, min_p: float = 0.05) -> bool:

@@ -363,3 +363,21 @@ def test_tiles_facing_away_in_line_with_the_hand_are_left_out():
 
     reading = read_hand(tiles)
     assert reading.sequence == seq and reading.hand is not None
+
+
+def test_a_whole_hand_inside_a_longer_row_is_read():
+    """Eight face-up tiles in line with the hand and touching it (three before, five after:
+    another row's, discards) cost much to leave out, yet the legal 14-tile hand inside the row
+    is among the arrangements the reading weighs, and wins over reading every tile."""
+    from vision.reading import read_hand
+
+    seq = "1m 1m 6m 6m 6m 1s 2s 3s 3z 3z 3z 7z 7z 7z"
+    tiles = scene_from_sequence(seq, rng=random.Random(10), gaps="none")
+    xs = [t.frame_box for t in tiles]
+    x0, x1 = min(b[0] for b in xs), max(b[2] for b in xs)
+    for k, label in enumerate(("1p", "6z", "4p")):
+        tiles.append(_det((x0 - (k + 1) * 0.76 * U, -U, x0 - (k + 1) * 0.76 * U + 0.75 * U, 0.0), label))
+    for k, label in enumerate(("7p", "5m", "6s", "5p", "1s")):
+        tiles.append(_det((x1 + 0.01 * U + k * 0.76 * U, -U, x1 + 0.76 * U + k * 0.76 * U, 0.0), label))
+    reading = read_hand(tiles)
+    assert reading.hand is not None and reading.sequence == seq
