@@ -172,7 +172,8 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
     renderer (`tsumo_synth.photos.render_one`, photo i drawn from (seed, i)), cut as the reader cuts
     them (`tsumo_synth.crops.photo_tile_crops`): the low camera angles, table light and tile sizes
     of whole-photo renders, which the crop generator only approximates. View 0 uses the tile's
-    exact visible box, further views a box moved by N(0, 5 %) per edge. Faces come from a face pool
+    exact visible box, further views a box moved by N(0, 5 %) per edge and hand tiles turned 180°
+    half of the time (tiles outside the hand are cut upright or turned, at random, in every view). Faces come from a face pool
     of their own (`seed`, `pool_per_label` variants per label, generator `gen`), so held-out photo
     sets (pool seed 0) show faces never trained on. Every `val_every`-th photo goes to val/.
     Resumable photo by photo (out/done/)."""
@@ -203,7 +204,7 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
         rng = np.random.default_rng([seed, i, 1])
         for v in range(views if split == "train" else 1):
             crops = photo_tile_crops(image, tiles, size=size, hand_only=False, min_visible=0.5, min_px=12.0,
-                                     rng=rng, jitter=0.0 if v == 0 else 0.05)
+                                     rng=rng, jitter=0.0 if v == 0 else 0.05, turn_hand=0.0 if v == 0 else 0.5)
             for j, c in enumerate(crops):
                 cls = names.index(c.class_name)
                 path = out / split / folder_name(cls, c.class_name) / f"ph{seed}_{i:06d}_{j:03d}_{v}.png"
@@ -370,11 +371,15 @@ def export_onnx(weights: Path, out: Path, *, imgsz: int, margin: float, extra_me
     return out
 
 
-def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None) -> Path:
-    """A training folder of symlinks: every synthetic set's train split (+ real crops); val from the last."""
+def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None, *, caps: dict[Path, int] | None = None) -> Path:
+    """A training folder of symlinks: every synthetic set's train split (+ real crops); val from the last.
+
+    `caps`: at most this many training crops per class from that source (a random subset, seed 0):
+    photo crops hold many more face-down wall tiles than anything else."""
     names = class_names_75()
     if out.exists():
         shutil.rmtree(out)
+    caps = caps or {}
     with_val = [d for d in synth_dirs if any((d / "val").rglob("*.png"))]
     for split, sources in (("train", synth_dirs + ([real_dir] if real_dir else [])), ("val", with_val[-1:])):
         for cls, name in enumerate(names):
@@ -382,7 +387,12 @@ def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None) -> Path:
             d.mkdir(parents=True, exist_ok=True)
             for src in sources:
                 sd = src / split / folder_name(cls, name)
-                for f in sorted(sd.glob("*.png")) if sd.is_dir() else []:
+                files = [f for f in sorted(sd.glob("*.png")) if not f.name.endswith(".tmp.png")] if sd.is_dir() else []
+                cap = caps.get(src)
+                if split == "train" and cap is not None and len(files) > cap:
+                    keep = np.random.default_rng([0, cls]).choice(len(files), cap, replace=False)
+                    files = [files[k] for k in sorted(keep)]
+                for f in files:
                     link = d / f"{src.name}__{f.name}"
                     link.symlink_to(f.resolve())
     return out
@@ -419,6 +429,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photo-seed", type=int, default=None,
                     help="also train on crops cut from scene-renderer photos of this seed (not 0)")
     ap.add_argument("--photos", type=int, default=0, help="number of photos to render for --photo-seed")
+    ap.add_argument("--photo-cap", type=int, default=None, help="at most this many photo crops per class")
+    ap.add_argument("--photo-gen", choices=sorted(GENERATORS), default="v4", help="face generator of the photo crops")
     ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--no-render", action="store_true", help="train on the crops already rendered (partial sets)")
@@ -441,9 +453,12 @@ def main(argv: list[str] | None = None) -> int:
         synth_dirs.append(synth)
     photo_dir = None
     if args.photo_seed is not None:
-        photo_dir = CACHE / f"photos_s{args.photo_seed}_{args.imgsz}px_{args.gen}"
-        if not args.no_render and args.photos > 0:
-            render_photo_crops(photo_dir, args.photo_seed, args.photos, size=args.imgsz, gen=args.gen)
+        photo_dir = CACHE / f"photos_s{args.photo_seed}_{args.imgsz}px_{args.photo_gen}"
+        if args.photos > 0:  # asked for explicitly (also with --no-render, which concerns the crop sets)
+            render_photo_crops(photo_dir, args.photo_seed, args.photos, size=args.imgsz, gen=args.photo_gen)
+        if not (photo_dir / "train").is_dir():
+            print(f"error: no photo crops in {photo_dir} (give --photos N to render them)", file=sys.stderr)
+            return 2
     real_dir, real_stats = None, None
     if args.real == "chinese":
         orient = args.orient_model or args.out
@@ -466,7 +481,8 @@ def main(argv: list[str] | None = None) -> int:
     if photo_dir is not None:
         synth_dirs.append(photo_dir)
     tag = "+".join(d.name.replace("synth_", "") for d in synth_dirs) + ("+cn" if real_dir else "")
-    data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir)
+    caps = {photo_dir: args.photo_cap} if photo_dir is not None and args.photo_cap else None
+    data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir, caps=caps)
     name = args.name or f"{data.name}_e{args.epochs}"
     run_dir = CACHE / "runs" / name
     t0 = time.time()

@@ -377,12 +377,14 @@ class PhotoTileCrop:
 
 def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_SIZE, margin: float = CROP_MARGIN,
                      hand_only: bool = True, min_visible: float = 0.0, min_px: float = 0.0,
-                     rng: np.random.Generator | None = None, jitter: float = 0.0) -> list[PhotoTileCrop]:
+                     rng: np.random.Generator | None = None, jitter: float = 0.0,
+                     turn_hand: float = 0.0) -> list[PhotoTileCrop]:
     """Cut the labelled tiles of a rendered photo (`PhotoLabels.to_json()["tiles"]`) as the reader
     does: photo turned into the hand's frame (`vision.recognize.extract_patch`), the box a detector
     draws (the tile's visible pixels), `crop_tile` with the tile's true sideways flag. Tiles outside
     the hand (`hand_only=False`) are cut in a frame of their own in which their face is upright,
-    then turned 180° half of the time (`rng`). `jitter` moves each box edge by N(0, jitter) of its
+    then turned 180° half of the time (`rng`); hand tiles with probability `turn_hand` (a hand
+    read in a frame turned the wrong way). `jitter` moves each box edge by N(0, jitter) of its
     size (detector looseness)."""
     from vision.recognize import extract_patch
 
@@ -407,7 +409,7 @@ def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_
             if fb[2] - fb[0] < 2 or fb[3] - fb[1] < 2:
                 continue
         patch, inner = extract_patch(image, fr, fb)
-        turn = bool(own and t["cls"] != BACK and rng is not None and rng.random() < 0.5)
+        turn = bool(t["cls"] != BACK and rng is not None and rng.random() < (0.5 if own else turn_hand))
         crop = crop_tile(patch, inner, sideways, turn, size=size, margin=margin)
         flipped = None if t["cls"] == BACK else (_face_flipped(fr, t, sideways) != turn)
         out.append(PhotoTileCrop(crop, t["cls"], flipped, bool(t["in_hand"]), sideways, long_px, float(t["visible"])))

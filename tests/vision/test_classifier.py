@@ -18,12 +18,16 @@ BOXES = Path(__file__).parent / "data" / "real_dev_boxes.json"
 
 # Measured on the shipped model (see models/tile_classifier.md); the tests allow a small margin.
 # Target (issue #3): 99.5 % on the held-out synthetic set; not met yet, so these are measured floors.
-HELD_OUT_MIN_ACC = 0.92  # shipped model (run 5): 74/76 here, 95.4 % on the 1 500-crop 64-px held-out set
+HELD_OUT_MIN_ACC = 0.92  # shipped model (run 6): 74/76 here, 96.3 % on the 1 500-crop 64-px held-out set
 HELD_OUT_MIN_FLIP = 0.85  # shipped model: 1.00 here on the faces that look different upside down
 # Faces that look different upside down (most pins/sous are symmetric under a half turn, so their
 # flip is undefined; recognition's owner vote gives them ~no weight).
 ASYMMETRIC = {f"{n}m" for n in range(1, 10)} | {"1z", "2z", "3z", "4z", "6z", "7z", "0m", "1s", "3s", "7s", "6p", "7p"}
-REAL_DEV_MIN_CORRECT = 43  # of 50 (shipped model: 45; target: all 50)
+REAL_DEV_MIN_CORRECT = 48  # of 50 (shipped model, run 6: 50; run 5: 45; target: all 50)
+# Hand tiles of held-out rendered photos 0-11 (the slow test below): run 6 reads 169 of 176
+# (run 5: 159); 90.2 % of all 2 169 hand tiles of the 150-photo set. Target (issue #3): 99.5 %.
+PHOTO_TILES = 176
+PHOTO_MIN_CORRECT = 164
 
 
 # ---- crop_tile geometry --------------------------------------------------------------------------
@@ -232,3 +236,24 @@ def test_photo_tile_crops_cut_hand_tiles_upright_as_the_reader_does(shared_dir):
     assert upright and all(c.flipped is False for c in upright)
     sideways = [c for c in crops if c.sideways]
     assert all(c.flipped is not None for c in sideways if c.label != "back")
+
+
+@pytest.mark.slow
+def test_hand_tiles_of_held_out_rendered_photos(classifier, shared_dir):
+    """The issue's held-out synthetic set is rendered photos: the hand tiles of photos 0–11 of the
+    held-out photo set (photo seed 99, face pool 0; the classifier trains on photo seed 7001 with
+    its own face pool), cut as the reader cuts them. Target (issue #3): 99.5 %; a measured floor."""
+    from tsumo_synth.crops import photo_tile_crops
+    from tsumo_synth.photos import render_one
+    from tsumo_synth.scene import default_face_source
+
+    artist = default_face_source(shared_dir, seed=0)
+    crops = []
+    for i in range(12):
+        image, labels = render_one(i, 99, artist=artist)
+        crops += photo_tile_crops(image, labels.to_json()["tiles"], size=classifier.imgsz, margin=classifier.margin)
+    assert len(crops) == PHOTO_TILES
+    probs, _ = classifier.classify([c.image for c in crops])
+    pred = [TILE_CLASSES[k] for k in probs.argmax(1)]
+    correct = sum(p == c.label for p, c in zip(pred, crops))
+    assert correct >= PHOTO_MIN_CORRECT, [(c.label, p) for p, c in zip(pred, crops) if p != c.label]
