@@ -1,0 +1,45 @@
+"""`vision.recognize`: the second detection on the turned photo, searched only around the hand."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import cv2
+import numpy as np
+
+from vision.recognize import Frame, _hand_region, _redetect_turned
+
+
+class BrightBlobs:
+    """A stand-in detector: one box per bright blob, in the pixels of the image it is given."""
+
+    def __init__(self):
+        self.shapes = []
+
+    def detect(self, image):
+        self.shapes.append(image.shape[:2])
+        grey = cv2.cvtColor(image, cv2.COLOR_RGB2GRAY)
+        n, _, stats, _ = cv2.connectedComponentsWithStats((grey > 128).astype(np.uint8))
+        return [SimpleNamespace(x1=float(x), y1=float(y), x2=float(x + w), y2=float(y + h), score=0.9)
+                for x, y, w, h, _ in stats[1:n]]
+
+
+def test_searching_around_the_hand_gives_the_same_frame_boxes_on_a_smaller_canvas():
+    image = np.zeros((900, 1200, 3), np.uint8)
+    for x in range(300, 900, 60):  # a row of 10 "tiles", and one far from it
+        cv2.rectangle(image, (x, 400), (x + 40, 460), (255, 255, 255), -1)
+    cv2.rectangle(image, (100, 800), (140, 860), (255, 255, 255), -1)
+    frame = Frame(-20.0, (600.0, 450.0))
+    whole_det, part_det = BrightBlobs(), BrightBlobs()
+    whole, _ = _redetect_turned(image, whole_det, frame)
+    row = frame.boxes_to_frame(np.array([[x, 400, x + 40, 460] for x in range(300, 900, 60)], float))
+    region = _hand_region(row)
+    part, _ = _redetect_turned(image, part_det, frame, region=region)
+    assert len(whole) == 11 and len(part) == 10  # the far blob lies outside the hand's region
+    near = [b for b in whole if region[0] <= b[0] and b[2] <= region[2] and region[1] <= b[1] and b[3] <= region[3]]
+    assert np.allclose(sorted(map(tuple, near)), sorted(map(tuple, part)), atol=1.0)
+    (wh, ww), (ph, pw) = whole_det.shapes[0], part_det.shapes[0]
+    assert ph * pw < 0.5 * wh * ww  # the detector sees the hand larger on its input
+
+
+def test_no_region_for_too_few_tiles():
+    assert _hand_region(np.array([[0, 0, 10, 14], [12, 0, 22, 14]], float)) is None
