@@ -488,13 +488,13 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     side = int(math.ceil(math.hypot(small.shape[0], small.shape[1])))
     rot = frame.matrix  # turned = R·q + side/2 − scale·R·centre, with q the small image's pixels
     offset = np.array([side / 2, side / 2]) - scale * (rot @ np.array(frame.centre))
-    m = np.hstack([rot, offset[:, None]])
-    turned = cv2.warpAffine(small, m, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    x0 = y0 = 0
-    if region is not None:
+    x0, y0, x1, y1 = 0, 0, side, side
+    if region is not None:  # the part of the canvas kept, clipped to it
         rx1, ry1, rx2, ry2 = (int(round(v * scale + side / 2)) for v in region)
         x0, y0 = max(0, rx1), max(0, ry1)
-        turned = turned[y0:max(y0 + 1, min(side, ry2)), x0:max(x0 + 1, min(side, rx2))]
+        x1, y1 = max(x0 + 1, min(side, rx2)), max(y0 + 1, min(side, ry2))
+    m = np.hstack([rot, (offset - [x0, y0])[:, None]])  # warp only that part: nothing is cut away after
+    turned = cv2.warpAffine(small, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     boxes = detector.detect(turned)
     fb = np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], float).reshape(-1, 4)
     scores = np.array([b.score for b in boxes], float)
@@ -505,7 +505,7 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
 def _hand_region(row_boxes: np.ndarray) -> tuple[float, float, float, float] | None:
     """The part of the turned photo worth detecting again: the row, far melds beyond its ends
     and tiles set above or below it, with room to spare (frame units). None: the whole canvas."""
-    if not HAND_REGION or len(row_boxes) < 3:
+    if len(row_boxes) < 3:
         return None
     unit = float(np.median(np.maximum(row_boxes[:, 2] - row_boxes[:, 0], row_boxes[:, 3] - row_boxes[:, 1])))
     x1, y1 = row_boxes[:, 0].min(), row_boxes[:, 1].min()
