@@ -12,12 +12,11 @@ import json
 from typing import Any
 
 from scoring.errors import HandError
-from scoring.tiles import parse_tiles
+from scoring.tiles import WIND_NAMES, parse_tiles
+from scoring.tiles import parse_wind as engine_wind
 from tsumo.cli import UsageError
 
 SEATS = ("left", "across", "right")
-WIND_NAMES = {"e": "E", "east": "E", "s": "S", "south": "S", "w": "W", "west": "W",
-              "n": "N", "north": "N", "1z": "E", "2z": "S", "3z": "W", "4z": "N"}
 FLAG_HELP = {
     "riichi": "declared riichi", "double-riichi": "double riichi (riichi on the first turn)",
     "ippatsu": "won within one turn of riichi", "rinshan": "won on the replacement tile of a kan",
@@ -104,10 +103,11 @@ def split_tiles(text: str, what: str) -> list[str]:
 
 
 def parse_wind(text: str, what: str) -> str:
-    wind = WIND_NAMES.get(text.strip().lower())
-    if wind is None:
-        raise UsageError(f"{what}: {text!r} is not a wind (E, S, W or N)")
-    return wind
+    """`E`, `east`, `1z`… → "E" (the engine's wind names)."""
+    try:
+        return WIND_NAMES[engine_wind(text, what)]
+    except HandError:
+        raise UsageError(f"{what}: {text!r} is not a wind (E, S, W or N)") from None
 
 
 def parse_rule_value(text: str) -> Any:
