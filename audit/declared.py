@@ -31,10 +31,9 @@ from pathlib import Path
 
 from audit.events import Event
 from scoring.errors import HandError
-from scoring.tiles import parse_tiles as engine_tiles
+from scoring.tiles import WIND_NAMES, parse_tiles as engine_tiles
+from scoring.tiles import parse_wind as engine_wind
 
-WINDS = {"e": "E", "s": "S", "w": "W", "n": "N", "east": "E", "south": "S", "west": "W", "north": "N",
-         "東": "E", "南": "S", "西": "W", "北": "N"}
 SEATS = ("left", "across", "right")
 FLAGS = ("riichi", "double_riichi", "ippatsu", "rinshan", "chankan", "haitei", "houtei",
          "tenhou", "chiihou", "renhou")
@@ -107,10 +106,10 @@ def context_value(key: str, text: str):
             raise ValueError(f"win must be ron or tsumo, got {text!r}")
         return t.lower()
     if key in ("round_wind", "seat_wind"):
-        w = WINDS.get(t.lower()) or WINDS.get(t)
-        if w is None:
-            raise ValueError(f"a wind is E, S, W or N, got {text!r}")
-        return w
+        try:
+            return WIND_NAMES[engine_wind(t, key)]
+        except HandError:
+            raise ValueError(f"a wind is E, S, W or N, got {text!r}") from None
     if key in ("dora_indicators", "ura_indicators"):
         return parse_tiles(t) if t else []
     if key in FLAGS:

@@ -269,17 +269,17 @@ WIND_CODES = {"E": 0, "S": 1, "W": 2, "N": 3}  # the usual spelling of each wind
 
 
 def parse_wind(value: object, field: str) -> int:
-    """A wind as 0..3 (E S W N) from "E", "east", "1z"… ."""
+    """A wind as 0..3 (E S W N) from "E", "east", "1z", "東"… ."""
     if type(value) is str and value in WIND_CODES:
         return WIND_CODES[value]
     if isinstance(value, str):
         v = value.strip().lower()
-        if v in ("e", "east", "1z"):
+        if v in ("e", "east", "1z", "東"):
             return 0
-        if v in ("s", "south", "2z"):
+        if v in ("s", "south", "2z", "南"):
             return 1
-        if v in ("w", "west", "3z"):
+        if v in ("w", "west", "3z", "西"):
             return 2
-        if v in ("n", "north", "4z"):
+        if v in ("n", "north", "4z", "北"):
             return 3
     raise HandError(f"expected a wind: E, S, W or N, got {value!r}", field)

@@ -24,7 +24,13 @@ def test_full_row_parses(tmp_path):
                          "discarder": "left", "rules": "tenhou"}
 
 
+def test_winds_in_any_spelling(tmp_path):
+    d = load_declared(write(tmp_path, "points,round,seat\n1000,東,north\n2000,2z,w\n"))
+    assert [(w.context["round_wind"], w.context["seat_wind"]) for w in d.wins] == [("E", "N"), ("S", "W")]
+
+
 @pytest.mark.parametrize("text, where", [
+    ("points,round\n1000,X\n", "line 2, column 'round_wind': a wind is E, S, W or N, got 'X'"),
     ("points,colour\n1000,red\n", "unknown column 'colour'"),
     ("win,round\nron,E\n", "no 'points' column"),
     ("points,win\n1000,rin\n", "line 2, column 'win': win must be ron or tsumo"),

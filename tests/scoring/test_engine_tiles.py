@@ -50,6 +50,7 @@ def test_sanma_dora_1m_points_at_9m():
 
 def test_winds():
     assert [parse_wind(w, "seat_wind") for w in ("E", "south", "3z", "N")] == [0, 1, 2, 3]
+    assert [parse_wind(w, "seat_wind") for w in "東南西北"] == [0, 1, 2, 3]
     with pytest.raises(HandError):
         parse_wind("X", "seat_wind")
 
