@@ -464,12 +464,15 @@ def layout_hand(
     *,
     standing: bool,
     side_posture: str = "side",
+    stack_on_top: float = 0.0,
 ) -> HandLayout:
     """Lay a hand out as players do: a row from the owner's left, groups apart, melds lying.
 
     The closed part (group 0) and a lone drawn tile stand when `standing`; called melds,
     closed kans and nuki-dora always lie face-up (face-down for `x`). Sideways tiles sit on the
-    near edge; a stacked (`=`) tile lies beside its sideways tile, further from the owner.
+    near edge; a stacked (`=`) tile lies beside its sideways tile, further from the owner, or
+    (share `stack_on_top`, opt-in: 0 draws nothing from `rng`) on top of it, pushed back by part
+    of a tile's width so the lower tile's near edge still shows.
     """
     poses: list[TilePose] = []
     x = 0.0
@@ -488,6 +491,14 @@ def layout_hand(
                     raise SequenceError("'=' without a sideways tile")
                 # beside the sideways tile, further from the owner
                 sx, sy = last_side
+                if stack_on_top > 0 and rng.random() < stack_on_top:
+                    pose = make_pose(t.label, _face(t), x=sx + rng.uniform(-0.08, 0.08),
+                                     y=sy + dims.width * rng.uniform(0.15, 0.6), z0=dims.depth, dims=dims,
+                                     posture=side_posture, yaw=rng.normal(0, 0.04), in_hand=True, group=gi,
+                                     index=index, sideways=True, stacked=True, kind="hand")
+                    poses.append(pose)
+                    index += 1
+                    continue
                 pose = make_pose(t.label, _face(t), x=sx + rng.uniform(-0.04, 0.04), y=sy + dims.width + rng.uniform(0.0, 0.06),
                                  dims=dims, posture=side_posture, yaw=rng.normal(0, 0.02),
                                  in_hand=True, group=gi, index=index, sideways=True, stacked=True, kind="hand")

@@ -42,7 +42,21 @@ PRESETS: dict[str, dict] = {
         "scene": {"hand_fraction_range": (0.62, 0.98)},
         "partial": 0.25,
     },
+    # "hard" (session 4): what the shipped detector misses on real photos and renders, each photo
+    # drawing its own mix (see `_hard_options`): runs of touching featureless tiles (blank white
+    # dragons, face-down tiles), pale back colours (lavender, pastels), added kans whose 2nd tile
+    # lies on the 1st, low cameras, standing rows; walls, discards, tables, effects as by default.
+    "hard": {
+        "hand": {"meld_counts": (0.3, 0.25, 0.2, 0.15, 0.1), "meld_kinds": (0.2, 0.25, 0.1, 0.3, 0.15)},
+        "scene": {"hand_fraction_range": (0.45, 0.95), "kakan_on_top": 0.5},
+        "partial": 0.15,
+        "hard": True,
+    },
 }
+
+# pale backs like real-dev's lavender (and the light colours that make ivory faces hard to part)
+PASTEL_BACKS = ((175, 160, 215), (200, 188, 232), (168, 200, 232), (236, 190, 204), (182, 222, 196),
+                (236, 222, 160), (240, 236, 226), (214, 214, 220))
 
 
 def photo_name(i: int) -> str:
@@ -58,12 +72,52 @@ def render_one(i: int, seed: int, *, artist, size: tuple[int, int] | None = None
     spec = L.random_winning_hand(rng, players=players, require_score=scoreable, **recipe.get("hand", {}))
     if size is None:
         size = SIZES[int(rng.integers(len(SIZES)))]
-    opts = SceneOptions(size=size, players=players, **{**recipe.get("scene", {}), **(options or {})})
+    extra = _hard_options(rng) if recipe.get("hard") else {}
+    opts = SceneOptions(size=size, players=players, **{**recipe.get("scene", {}), **extra, **(options or {})})
     hand: dict | None = {k: v for k, v in spec.hand.items()}
     sequence = spec.sequence
+    if recipe.get("hard"):
+        edited = _featureless_run(sequence, rng)
+        if edited != sequence:
+            sequence, hand = edited, None
     if recipe.get("partial") and rng.random() < recipe["partial"] and len(L.parse_sequence(sequence)[0]) >= 8:
         sequence, hand = _part_of_row(sequence, rng), None
     return render_hand_photo(sequence, rng, artist=artist, options=opts, hand=hand)
+
+
+def _hard_options(rng: np.random.Generator) -> dict:
+    """Per-photo scene knobs of the "hard" preset (a mix, so no single look takes over the set)."""
+    out: dict = {"plain_haku": bool(rng.random() < 0.8)}
+    if rng.random() < 0.6:
+        out["back_colours"] = PASTEL_BACKS
+    if rng.random() < 0.5:
+        out["elevation_range_deg"] = (15.0, 40.0)  # low camera: touching tiles seen nearly end-on
+    if rng.random() < 0.5:
+        out["standing"] = True
+    return out
+
+
+def _featureless_run(sequence: str, rng: np.random.Generator) -> str:
+    """Half the time, 2-4 neighbouring tiles of the closed row become blank white dragons (5z);
+    else, 15 % of the time, 3-6 become face-down (x): rows of touching tiles with nothing printed
+    to tell where one ends (the detector's real-dev miss). Not a legal hand any more (labels' §1
+    hand is dropped); the boxes are what matters here."""
+    groups = L.parse_sequence(sequence)
+    row = groups[0]
+    u = rng.random()
+    if u < 0.5:
+        k, label = int(rng.choice([2, 3, 3, 4])), "5z"
+    elif u < 0.65:
+        k, label = int(rng.integers(3, 7)), "x"
+    else:
+        return sequence
+    k = min(k, len(row) - 1)
+    if k < 2:
+        return sequence
+    start = int(rng.integers(0, len(row) - k + 1))
+    tokens = L.format_sequence([row]).split()
+    tokens[start:start + k] = [label + (t[-1] if t[-1] in "-=" else "") for t in tokens[start:start + k]]
+    return " | ".join([" ".join(tokens)] + [L.format_sequence([g]) for g in groups[1:]])
 
 
 def _part_of_row(sequence: str, rng: np.random.Generator) -> str:
@@ -177,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scoreable", action="store_true", help="only hands the scoring engine scores without error")
     ap.add_argument("--shared", type=Path, default=SHARED_DIR, help="the reference folder (tile art)")
     ap.add_argument("--preset", choices=sorted(PRESETS), default="default",
-                    help="photo recipe: default, or close (nearer camera, part rows, more melds)")
+                    help="photo recipe: default; close (nearer camera, part rows, more melds); hard (blank-white and "
+                         "face-down runs, pale backs, kakan on top, low cameras)")
     args = ap.parse_args(argv)
     if args.n <= 0:
         ap.error("--n must be positive")

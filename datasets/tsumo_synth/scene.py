@@ -231,10 +231,17 @@ class SceneOptions:
     effects: bool = True                        # blur, noise, glare, JPEG
     players: int = 4
     min_visible: float = 0.3                    # distractor tiles less visible than this are not labelled
+    # opt-in knobs (session 4, the detector's hard cases); their defaults draw nothing from the seed,
+    # so every existing seed renders the same photo
+    back_colours: tuple | None = None           # RGB triples the back colour is drawn from (default BACK_COLOURS)
+    elevation_range_deg: tuple[float, float] | None = None  # camera elevation drawn from this when not fixed
+    kakan_on_top: float = 0.0                   # share of added kans whose 2nd tile lies ON the sideways tile
+    plain_haku: bool = False                    # every white dragon blank (plain ivory, as most riichi sets)
 
 
 BACK_COLOURS = [(226, 170, 40), (40, 110, 200), (50, 140, 70), (230, 120, 40), (175, 160, 215), (30, 30, 34),
                 (210, 50, 50), (230, 150, 170), (30, 70, 50), (90, 160, 220), (240, 236, 226)]
+_PLAIN_FACE = np.zeros((160, 120, 4), np.uint8)  # a face with nothing printed: the ivory shows (blank white dragon)
 IVORY = [(246, 242, 230), (250, 250, 246), (238, 232, 214), (244, 238, 222), (235, 235, 230)]
 
 
@@ -366,6 +373,8 @@ def _choose_camera_angles(rng: np.random.Generator, opts: SceneOptions, standing
         az = np.radians([rng.normal(0, 15), rng.uniform(-180, 180), rng.normal(180, 15), rng.choice([-90, 90]) + rng.normal(0, 15)][mode])
     if opts.elevation_deg is not None:
         el = np.radians(opts.elevation_deg)
+    elif opts.elevation_range_deg is not None:
+        el = np.radians(rng.uniform(*opts.elevation_range_deg))
     elif standing:
         el = np.radians(rng.uniform(28, 68))
     else:
@@ -490,15 +499,17 @@ def render_hand_photo(
     groups = L.parse_sequence(sequence)
     artist = artist or default_face_source()
     w, h = opts.size
+    backs = BACK_COLOURS if opts.back_colours is None else opts.back_colours
 
     style = _TileStyle(
         dims=L.TileDims(height=rng.uniform(1.25, 1.42), depth=rng.uniform(0.62, 0.85), back=rng.uniform(0.25, 0.5)),
         ivory=np.clip(np.array(IVORY[int(rng.integers(len(IVORY)))], np.float32) + rng.normal(0, 4, 3), 0, 255),
-        back=np.clip(np.array(BACK_COLOURS[int(rng.integers(len(BACK_COLOURS)))], np.float32) + rng.normal(0, 10, 3), 0, 255),
+        back=np.clip(np.array(backs[int(rng.integers(len(backs)))], np.float32) + rng.normal(0, 10, 3), 0, 255),
     )
     dims = style.dims
     standing = opts.standing if opts.standing is not None else bool(rng.random() < 0.4)
-    layout = L.layout_hand(groups, rng, dims, standing=standing, side_posture="side" if rng.random() < 0.8 else "side_r")
+    layout = L.layout_hand(groups, rng, dims, standing=standing, side_posture="side" if rng.random() < 0.8 else "side_r",
+                           stack_on_top=opts.kakan_on_top)
     hand_pts = np.concatenate([p.corners(dims) for p in layout.poses])
     cam = _fit_camera(rng, hand_pts, opts, standing)
 
@@ -537,13 +548,19 @@ def render_hand_photo(
     poses = kept
 
     order = sorted(range(len(poses)), key=lambda i: -cam.to_cam(poses[i].center[None])[0, 2])
+    if opts.kakan_on_top > 0:  # a tile lying on another is never hidden by it: paint it last
+        on_top = [i for i in order if poses[i].stacked and poses[i].center[2] > dims.depth]
+        order = [i for i in order if i not in on_top] + on_top
     ambient = paint_rng.uniform(0.55, 0.75)
     diffuse = paint_rng.uniform(0.25, 0.5)
     tex_w = 96
     textures = _Textures(style, (tex_w, int(round(tex_w * dims.height))))
     for i in order:
         p = poses[i]
-        face_rgba = artist.face(p.face, paint_rng) if p.face is not None else None
+        if opts.plain_haku and p.face == "5z":
+            face_rgba = _PLAIN_FACE
+        else:
+            face_rgba = artist.face(p.face, paint_rng) if p.face is not None else None
         _paint_tile(painter, i, p, dims, cam, light, ambient, diffuse, face_rgba, textures, paint_rng)
     for prop in props:
         _paint_prop(painter, prop, cam, light, ambient, diffuse)
