@@ -38,7 +38,9 @@ PEN_NO_GAP = 1.0  # a meld touching what lies before it (graded by the gap)
 PEN_ALL_BACKS = 0.5  # a closed kan shown with four face-down tiles
 PEN_MISSING_DRAWN = 1.5  # 13 tiles and no tile set apart: the winning tile is not in the photo
 PEN_PARTIAL = 2.0  # neither 13 nor 14 tiles: a partial view (allowed, but unlikely for a hand)
-PEN_OFF_ROW_DRAWN = 0.3  # the drawn tile lies off the row
+PEN_OFF_ROW_DRAWN = 0.3  # the winning tile taken from a loose tile beside the hand
+PEN_NEXT_LOOSE = 0.5  # … the second nearest such tile
+LOOSE_NOTE = "winning tile taken from a loose tile beside the hand; could be a discard"
 PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 # Sideways log-odds (`TileDetection.side_odds`) are fitted to tiles anywhere in a row, where ~1
 # in 20 lies sideways (log-odds −3); at these places the odds differ:
@@ -296,6 +298,13 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     turned = tuple(sorted(i for i in side if not tiles[i].sideways))
 
     results: list[Arrangement] = []
+    loose_memo: list[list[int]] = []
+
+    def loose_tiles() -> list[int]:
+        """Lone face-up tiles beside the hand (see `_loose_tiles`), nearest first; computed once."""
+        if not loose_memo:
+            loose_memo.append(_loose_tiles(tiles, full, set(stacked.values()) | twice, long_side))
+        return loose_memo[0]
 
     def enumerate_row(row_idx: list[int], trim_pen: float) -> None:
         """Every arrangement of this stretch of the row into results."""
@@ -389,7 +398,6 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
             base_pen = (PEN_SIDEWAYS_CLOSED if ks[-1] == "S" else 0.0) + sum(_forced_cost(tiles[i]) for i in forced)
             for melds, mpen, lpen in seg_melds(c):
                 closed = tuple(row_idx[:c])
-                groups: list[Group] = []
                 pen = base_pen + mpen
                 notes: list[str] = []
                 inner = [k for k in range(c - 1) if big[k]]
@@ -426,32 +434,31 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                             pen += PEN_HIDDEN_GAP
                             notes.append("no gap is seen before the last tile, but it is out of the hand's "
                                          "sort order: taken as the drawn tile")
+                variants = [(closed, drawn, 0.0, ())]  # (closed, drawn, extra penalty, notes)
                 if count == 13 and not drawn:
-                    loose = _off_row_drawn(tiles, row_idx, set(stacked.values()) | twice, long_side)
-                    if loose is None:
-                        pen += PEN_MISSING_DRAWN
-                    elif _turned_at_end(tiles[loose], fb[closed[-1]], unit):
-                        closed += (loose,)  # the winning tile turned, lying flat after standing tiles
-                        pen += PEN_SIDEWAYS_CLOSED
-                    else:
-                        drawn = (loose,)
-                        pen += PEN_OFF_ROW_DRAWN
-                        notes.append("the drawn tile lies off the row")
+                    # one short, nothing set apart: the winning tile is not in the photo, or it
+                    # lies loose beside the hand (tried when close enough; the reading step takes
+                    # it only if it completes the hand, which a stray discard seldom does)
+                    variants = [(closed, drawn, PEN_MISSING_DRAWN, ())]
+                    for k, loose in enumerate(loose_tiles()):
+                        if _turned_at_end(tiles[loose], fb[closed[-1]], unit):
+                            # the winning tile turned, lying flat after standing tiles
+                            variants.append((closed + (loose,), drawn, PEN_SIDEWAYS_CLOSED, ()))
+                        else:
+                            variants.append((closed, (loose,), PEN_OFF_ROW_DRAWN + PEN_NEXT_LOOSE * k, (LOOSE_NOTE,)))
                 elif count == 13:  # a tile set apart, yet one short: a tile was lost (or left out)
                     pen += PEN_MISSING_DRAWN
                 elif count not in (13, 14):
                     pen += PEN_PARTIAL
-                groups.append(Group("closed", closed))
-                if drawn:
-                    groups.append(Group("drawn", drawn))
-                groups.extend(melds)
                 pen += trim_pen
                 turned_here += tuple(g.called for g in melds if g.called is not None
                                      and not tiles[g.called].sideways and g.called not in turned_here)
                 upright += tuple(i for g in melds if g.kind in ("called", "minkan", "kakan") for i in g.tiles
                                  if tiles[i].sideways and i not in (g.called, g.added))
-                results.append(Arrangement(tuple(groups), round(pen + lpen, 6), tuple(row_idx), tuple(notes),
-                                           round(pen, 6), upright, turned_here))
+                for v_closed, v_drawn, v_pen, v_notes in variants:
+                    groups = [Group("closed", v_closed)] + ([Group("drawn", v_drawn)] if v_drawn else []) + list(melds)
+                    results.append(Arrangement(tuple(groups), round(pen + v_pen + lpen, 6), tuple(row_idx),
+                                               tuple(notes) + v_notes, round(pen + v_pen, 6), upright, turned_here))
 
     full = row_idx
     n_full = len(full)
@@ -595,15 +602,18 @@ def _gaps(row: Sequence[int], fb: dict, unit: float) -> list[float]:
     return list(res)
 
 
-def _off_row_drawn(tiles: Sequence[TileDetection], row_idx: Sequence[int], taken: set[int],
-                   long_side: float) -> int | None:
-    """A lone face-up tile just off the row (e.g. the drawn tile put down askew in front); `taken`:
-    tiles already accounted for (stacked, boxed twice)."""
+def _loose_tiles(tiles: Sequence[TileDetection], row_idx: Sequence[int], taken: set[int],
+                 long_side: float, limit: int = 2) -> list[int]:
+    """Lone face-up tiles close beside the hand, nearest first (at most `limit`): within about
+    a tile's length of the row's band or of its ends, e.g. the winning tile put down askew in
+    front of the hand — or a discard: the reading takes one only when it completes a hand one
+    tile short. Not tiles of the row itself, nor `taken` ones (stacked, boxed twice), nor tiles
+    with neighbours of their own (discard rows; a wall's face-up dora indicator)."""
     used = set(row_idx) | taken
     rb = np.array([tiles[i].frame_box for i in row_idx], float)
     x1, x2 = rb[:, 0].min(), rb[:, 2].max()
     y_mid = float(np.median((rb[:, 1] + rb[:, 3]) / 2))
-    best, best_d = None, None
+    found: list[tuple[float, int]] = []
     for t, tile in enumerate(tiles):
         if t in used or tile.label is None or tile.label == BACK:
             continue
@@ -616,20 +626,21 @@ def _off_row_drawn(tiles: Sequence[TileDetection], row_idx: Sequence[int], taken
         dy = abs(cy - y_mid)
         if dx > 1.5 * long_side or dy > 1.6 * long_side:
             continue
-        # a tile with a neighbour of its own is part of something else (discards, a wall)
+        # a tile with a face-up neighbour of its own is part of something else (discards), and
+        # one between two others (face-down or not) lies in a wall or a row
+        near = 0
         lonely = True
         for o, other in enumerate(tiles):
-            if o == t or o in used or other.label == BACK:  # a wall behind it is no discard row
+            if o == t or o in used:
                 continue
             ox1, oy1, ox2, oy2 = other.frame_box
             gap_x = max(ox1 - bx2, bx1 - ox2)
             gap_y = max(oy1 - by2, by1 - oy2)
             if max(gap_x, gap_y) < 0.15 * long_side:
-                lonely = False
-                break
-        if not lonely:
-            continue
-        d = float(np.hypot(dx, dy))
-        if best_d is None or d < best_d:
-            best, best_d = t, d
-    return best
+                near += 1
+                if other.label != BACK or near >= 2:
+                    lonely = False
+                    break
+        if lonely:
+            found.append((float(np.hypot(dx, dy)), t))
+    return [t for _, t in sorted(found)[:limit]]
