@@ -241,3 +241,48 @@ def test_close_preset_shows_larger_tiles_and_more_melds(faces):
                 special[preset] += t.sideways or t.face_down
     assert np.median(sizes["close"]) > 1.15 * np.median(sizes["default"])
     assert special["close"] > special["default"]
+
+
+def test_plain_whites_and_kakan_lying_on_its_sideways_tile(faces):
+    """Opt-in knobs of the "hard" recipe: blank white dragons (nothing printed on the ivory) and an
+    added kan whose second tile lies ON the sideways tile (fully seen, the lower one partly hidden)."""
+    seq = "4s 5s 6s 5z 5z 5z 7p | 9m- 9m= 9m 9m"
+    img, lab = render_hand_photo(seq, np.random.default_rng(5), artist=faces, size=(960, 720), standing=False,
+                                 elevation_deg=80, azimuth_deg=0, roll_deg=0, hand_fraction=0.8, effects=False,
+                                 distractors=False, plain_haku=True, kakan_on_top=1.0,
+                                 back_colours=((175, 160, 215),))
+    hand = lab.hand_tiles
+    assert [t.cls for t in hand] == ["4s", "5s", "6s", "5z", "5z", "5z", "7p", "9m", "9m", "9m", "9m"]
+
+    def ink(t):  # spread of the face's inner pixels: print vs plain ivory
+        x1, y1, x2, y2 = t.box
+        dx, dy = (x2 - x1) * 0.25, (y2 - y1) * 0.25
+        return float(img[int(y1 + dy):int(y2 - dy), int(x1 + dx):int(x2 - dx)].std())
+
+    assert max(ink(t) for t in hand[3:6]) < 0.5 * min(ink(t) for t in hand[:3])
+    side, top = hand[7], hand[8]
+    assert side.sideways and top.stacked and top.sideways
+    assert top.visible > 0.97 and side.visible < 0.9  # the added tile lies on the called one
+    assert top.box[1] < side.box[1] < top.box[3]       # pushed back (up the photo), overlapping it
+    w = lambda t: t.box[2] - t.box[0]
+    h = lambda t: t.box[3] - t.box[1]
+    assert w(top) > h(top)                             # still sideways
+
+
+def test_hard_preset_rows_of_featureless_tiles(faces):
+    """The "hard" training recipe: runs of blank whites / face-down tiles in the row, labels as
+    consistent as the default recipe's (every hand tile boxed inside the photo)."""
+    from tsumo_synth.photos import render_one
+
+    runs = 0
+    for i in range(6):
+        img, lab = render_one(i, 41, artist=faces, preset="hard")
+        h, w = img.shape[:2]
+        tiles = _sequence_tiles(lab.sequence)
+        assert len(lab.hand_tiles) == len(tiles)
+        for t in lab.hand_tiles:
+            x1, y1, x2, y2 = t.box
+            assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+        row = lab.sequence.split(" | ")[0].split()
+        runs += any(row[k:k + 3] in (["5z"] * 3, ["x"] * 3) for k in range(len(row)))
+    assert runs >= 2
