@@ -167,7 +167,7 @@ def render_split(out: Path, split: str, split_id: int, per_class: int, seed: int
 
 
 def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared: Path = SHARED, gen: str = "v4",
-                       views: int = 2, val_every: int = 10, pool_per_label: int = 32) -> Path:
+                       views: int = 2, val_every: int = 10, pool_per_label: int = 32, preset: str = "default") -> Path:
     """Crops of every labelled tile (visible ≥ 50 %) of `n_photos` photos rendered by the scene
     renderer (`tsumo_synth.photos.render_one`, photo i drawn from (seed, i)), cut as the reader cuts
     them (`tsumo_synth.crops.photo_tile_crops`): the low camera angles, table light and tile sizes
@@ -176,7 +176,8 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
     half of the time (tiles outside the hand are cut upright or turned, at random, in every view). Faces come from a face pool
     of their own (`seed`, `pool_per_label` variants per label, generator `gen`), so held-out photo
     sets (pool seed 0) show faces never trained on. Every `val_every`-th photo goes to val/.
-    Resumable photo by photo (out/done/)."""
+    `preset`: the scene renderer's photo recipe (`tsumo_synth.photos.PRESETS`; the held-out sets
+    use "default"). Resumable photo by photo (out/done/)."""
     import cv2
 
     from tsumo_synth import TileArtist
@@ -199,7 +200,7 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
         if marker.exists():
             continue
         split = "val" if val_every and i % val_every == val_every - 1 else "train"
-        image, labels = render_one(i, seed, artist=artist)
+        image, labels = render_one(i, seed, artist=artist, preset=preset)
         tiles = labels.to_json()["tiles"]
         rng = np.random.default_rng([seed, i, 1])
         for v in range(views if split == "train" else 1):
@@ -214,7 +215,7 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
                 written += 1
         marker.touch()
         if i % 25 == 0:
-            print(f"[photos s{seed}] {i + 1}/{n_photos} photos, {written} new crops, {time.time() - t0:.0f}s", flush=True)
+            print(f"[photos s{seed} {preset}] {i + 1}/{n_photos} photos, {written} new crops, {time.time() - t0:.0f}s", flush=True)
     return out
 
 
@@ -294,7 +295,7 @@ def _allow_small_imgsz(imgsz: int) -> None:
 
 def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, workers: int, seed: int,
           lr0: float, patience: int, hours: float | None = None, init: Path | None = None,
-          arch: str = "medium", threads: int = 1) -> Path:
+          arch: str = "medium", threads: int = 1, save_period: int = -1) -> Path:
     _ultralytics_env()
     import torch
     from ultralytics import YOLO
@@ -311,7 +312,7 @@ def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, wor
         data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers, device="cpu",
         pretrained=init is not None,  # False would re-initialise the loaded weights
         seed=seed, deterministic=False, optimizer="AdamW", lr0=lr0, cos_lr=True,
-        warmup_epochs=1, patience=patience, cache="ram", amp=False, plots=False, val=True,
+        warmup_epochs=1, patience=patience, cache="ram", amp=False, plots=False, val=True, save_period=save_period,
         project=str(run_dir.parent), name=run_dir.name, exist_ok=True,
         # light augmentation: the real variety is rendered into the crops
         fliplr=0.0, flipud=0.0, scale=0.08, hsv_h=0.01, hsv_s=0.25, hsv_v=0.25, erasing=0.05,
@@ -426,11 +427,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--also", type=Path, nargs="*", default=[],
                     help="more rendered sets to train on as they are (e.g. an earlier generator's or size's; "
                          "the trainer resizes every crop to --imgsz)")
-    ap.add_argument("--photo-seed", type=int, default=None,
-                    help="also train on crops cut from scene-renderer photos of this seed (not 0)")
-    ap.add_argument("--photos", type=int, default=0, help="number of photos to render for --photo-seed")
-    ap.add_argument("--photo-cap", type=int, default=None, help="at most this many photo crops per class")
+    ap.add_argument("--photo-seed", type=int, nargs="+", default=None,
+                    help="photo-crop sets (one per seed, never 0: the held-out face pool); val from the last")
+    ap.add_argument("--photos", type=int, nargs="+", default=[0],
+                    help="photos to render per --photo-seed (one number for all, or one per seed; 0 = use what is there)")
+    ap.add_argument("--photo-cap", type=int, nargs="+", default=None,
+                    help="at most this many photo crops per class (one for all, or one per seed)")
+    ap.add_argument("--photo-preset", nargs="+", default=["default"],
+                    help="scene-renderer preset per --photo-seed (one for all, or one per seed)")
     ap.add_argument("--photo-gen", choices=sorted(GENERATORS), default="v4", help="face generator of the photo crops")
+    ap.add_argument("--save-period", type=int, default=-1, help="also keep the weights of every N-th epoch")
     ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--no-render", action="store_true", help="train on the crops already rendered (partial sets)")
@@ -451,14 +457,31 @@ def main(argv: list[str] | None = None) -> int:
             render_split(synth, "val", 1, args.val_per_class, seed, size=args.imgsz, workers=args.workers, views=1,
                          gen=args.gen)
         synth_dirs.append(synth)
-    photo_dir = None
+    photo_dirs: list[Path] = []
+    photo_caps: dict[Path, int] = {}
     if args.photo_seed is not None:
-        photo_dir = CACHE / f"photos_s{args.photo_seed}_{args.imgsz}px_{args.photo_gen}"
-        if args.photos > 0:  # asked for explicitly (also with --no-render, which concerns the crop sets)
-            render_photo_crops(photo_dir, args.photo_seed, args.photos, size=args.imgsz, gen=args.photo_gen)
-        if not (photo_dir / "train").is_dir():
-            print(f"error: no photo crops in {photo_dir} (give --photos N to render them)", file=sys.stderr)
-            return 2
+        k = len(args.photo_seed)
+
+        def per_seed(values, what):
+            if values is None:
+                return [None] * k
+            if len(values) not in (1, k):
+                raise SystemExit(f"error: give one {what} for all photo seeds or one per seed")
+            return list(values) * k if len(values) == 1 else list(values)
+
+        for seed, n, cap, preset in zip(args.photo_seed, per_seed(args.photos, "--photos"),
+                                        per_seed(args.photo_cap, "--photo-cap"),
+                                        per_seed(args.photo_preset, "--photo-preset")):
+            photo_dir = CACHE / (f"photos_s{seed}_{args.imgsz}px_{args.photo_gen}"
+                                 + ("" if preset == "default" else f"_{preset}"))
+            if n > 0:  # asked for explicitly (also with --no-render, which concerns the crop sets)
+                render_photo_crops(photo_dir, seed, n, size=args.imgsz, gen=args.photo_gen, preset=preset)
+            if not (photo_dir / "train").is_dir():
+                print(f"error: no photo crops in {photo_dir} (give --photos N to render them)", file=sys.stderr)
+                return 2
+            photo_dirs.append(photo_dir)
+            if cap:
+                photo_caps[photo_dir] = cap
     real_dir, real_stats = None, None
     if args.real == "chinese":
         orient = args.orient_model or args.out
@@ -478,17 +501,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"error: --also {d}: no train/ folder", file=sys.stderr)
             return 2
     synth_dirs = list(args.also) + synth_dirs  # val comes from the last set: the photo crops, else the --seeds ones
-    if photo_dir is not None:
-        synth_dirs.append(photo_dir)
+    synth_dirs += photo_dirs
     tag = "+".join(d.name.replace("synth_", "") for d in synth_dirs) + ("+cn" if real_dir else "")
-    caps = {photo_dir: args.photo_cap} if photo_dir is not None and args.photo_cap else None
+    caps = photo_caps or None
     data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir, caps=caps)
     name = args.name or f"{data.name}_e{args.epochs}"
     run_dir = CACHE / "runs" / name
     t0 = time.time()
     weights = train(data, run_dir, imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, workers=args.workers,
                     seed=args.seeds[0], lr0=args.lr0, patience=args.patience, hours=args.hours, init=args.init,
-                    arch=args.arch, threads=args.threads)
+                    arch=args.arch, threads=args.threads, save_period=args.save_period)
     train_s = time.time() - t0
     meta = {"tsumo_arch": "init" if args.init else args.arch, "tsumo_train_data": data.name, "tsumo_train_epochs": args.epochs, "tsumo_train_seconds": int(train_s),
             "tsumo_init": str(args.init.name) if args.init else "scratch",
