@@ -43,13 +43,14 @@ class PhotoReader:
         if players not in (3, 4):
             raise ValueError(f"players must be 3 or 4, not {players!r}")
         t0 = time.perf_counter()
-        detector = _Remembered(self.detector)  # a second look at another row detects nothing new
-        rec = recognize(image, detector, self.classifier, classify_all=self.classify_all)
+        rec = recognize(image, self.detector, self.classifier, classify_all=self.classify_all)
         t1 = time.perf_counter()
         reading = self._read(rec, players)
         reading.timings["layout_ms"] = (time.perf_counter() - t1) * 1000
         if reading.hand is None and rec.other_rows:  # no hand in that row: try the next at another angle
-            rec2 = recognize(image, detector, self.classifier, classify_all=self.classify_all, row_rank=1)
+            # (the photo's boxes, rows and first-pass classes are the same: not found again)
+            rec2 = recognize(image, self.detector, self.classifier, classify_all=self.classify_all, row_rank=1,
+                             survey=rec.survey)
             second = self._read(rec2, players)
             if second.hand is not None:
                 second.notes.append("the hand was read in a row at another angle than the likeliest one")
@@ -63,29 +64,6 @@ class PhotoReader:
         angle = (-rec.frame.angle + 180.0) % 360.0 - 180.0 if rec.tiles else None
         return read_hand(rec.tiles, players=players, row_angle=angle, image_size=rec.image_size,
                          timings=rec.timings)
-
-
-class _Remembered:
-    """The detector, answering `detect` for the same image (the photo) only once; any other
-    image (the turned copy `recognize` detects again on) goes to the detector. Other methods
-    pass through."""
-
-    def __init__(self, detector):
-        self.detector = detector
-        self.image = None
-        self.boxes = None
-
-    def detect(self, image):
-        if image is not self.image:
-            return self.detector.detect(image) if self.image is not None else self._first(image)
-        return self.boxes
-
-    def _first(self, image):
-        self.image, self.boxes = image, self.detector.detect(image)
-        return self.boxes
-
-    def __getattr__(self, name):
-        return getattr(self.detector, name)
 
 
 def _model(models_dir: Path, name: str) -> Path:
