@@ -113,7 +113,8 @@ def export(weights: Path, out: Path, *, imgsz: int, conf: float, iou: float, rec
 
     exported = Path(YOLO(str(weights)).export(format="onnx", imgsz=imgsz, dynamic=True, simplify=True, opset=17))
     out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(exported, out)
+    if exported.resolve() != out.resolve():  # ultralytics writes next to the weights
+        shutil.copy(exported, out)
     add_metadata(out, {
         "tsumo_model": "tile_detector", "tsumo_imgsz": imgsz, "tsumo_conf": conf, "tsumo_iou": iou,
         "tsumo_classes": json.dumps(["tile"]), "tsumo_recipe": json.dumps(recipe),
