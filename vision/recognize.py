@@ -436,7 +436,8 @@ WIDTH_WEIGHT = 19.6
 HEIGHT_WEIGHT = 33.0
 SHAPE_BIAS = -8.8
 HEIGHT_CAP = 1.45  # neighbours higher than this × a tile's height stand (a flat tile is no such)
-AMBIGUOUS = 4.0  # |log-odds| under which both ways are classified and the surer read helps decide
+AMBIGUOUS = 6.0  # |log-odds| under which both ways are classified and the surer read helps decide
+# (4 → 6 with CROP_WEIGHT 4: oracle tune 831 → 833/851; shipped models on 300 tune renders 163 → 168)
 # How much "which way reads surer" weighs against the shape: log-odds per unit of
 # log(top p of the sideways crop / top p of the upright crop). Fitted with the shipped classifier
 # (run 6) on the hand-row tiles of 851 tune renders (seeds 800000+, oracle boxes): 4.3 against
