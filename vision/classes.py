@@ -10,3 +10,8 @@ TILE_CLASSES: tuple[str, ...] = (
 CLASS_INDEX: dict[str, int] = {name: i for i, name in enumerate(TILE_CLASSES)}
 BACK = "back"
 RED_FIVES = ("0m", "0p", "0s")
+
+# Faces that look the same turned half a turn: they cannot say which way up a row is. The red
+# fives are in: their five circles/sticks are symmetric and the dot, where printed, is small.
+HALF_TURN_SYMMETRIC: frozenset[str] = frozenset(
+    {"1p", "2p", "3p", "4p", "5p", "8p", "9p", "2s", "4s", "5s", "6s", "8s", "9s", "5z", "0p", "0s"})

@@ -20,7 +20,7 @@ from typing import Protocol, Sequence
 import cv2
 import numpy as np
 
-from vision.classes import BACK, TILE_CLASSES
+from vision.classes import BACK, HALF_TURN_SYMMETRIC, TILE_CLASSES
 
 BoxT = tuple[float, float, float, float]
 
@@ -436,6 +436,7 @@ WIDTH_WEIGHT = 19.6
 HEIGHT_WEIGHT = 33.0
 SHAPE_BIAS = -8.8
 HEIGHT_CAP = 1.45  # neighbours higher than this × a tile's height stand (a flat tile is no such)
+SYMMETRIC_OR_BACK = np.array([c in HALF_TURN_SYMMETRIC or c == BACK for c in TILE_CLASSES])
 AMBIGUOUS = 6.0  # |log-odds| under which both ways are classified and the surer read helps decide
 # (4 → 6 with CROP_WEIGHT 4: oracle tune 831 → 833/851; shipped models on 300 tune renders 163 → 168)
 # How much "which way reads surer" weighs against the shape: log-odds per unit of
@@ -779,15 +780,18 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         probs, flips = probs[:n], flips[:n]
     timings["classify_ms"] = (time.perf_counter() - t2) * 1000
 
-    # Which side is the owner's: upright faces of the row vote (face-down tiles abstain).
+    # Which side is the owner's: upright faces of the row vote, each weighed by how likely its
+    # face shows an up at all (face-down tiles and half-turn-symmetric faces such as 1p, 8p or a
+    # blank white abstain: the flip head can only guess them from the body, which swung real rows).
     vote = 0.0
     pos = {int(k): n for n, k in enumerate(todo)}
     for k in row_idx:
         n = pos.get(int(k))
-        if n is None or TILE_CLASSES[int(np.argmax(probs[n]))] == BACK:
+        if n is None:
             continue
+        weight = 1.0 - float(probs[n][SYMMETRIC_OR_BACK].sum())
         p_flip = float(np.clip(flips[n][1], 1e-4, 1 - 1e-4))
-        vote += math.log(p_flip / (1 - p_flip))
+        vote += weight * math.log(p_flip / (1 - p_flip))
     owner_flip = vote > 0
     if owner_flip:
         frame = frame.turned(180.0)

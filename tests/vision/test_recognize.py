@@ -43,3 +43,53 @@ def test_searching_around_the_hand_gives_the_same_frame_boxes_on_a_smaller_canva
 
 def test_no_region_for_too_few_tiles():
     assert _hand_region(np.array([[0, 0, 10, 14], [12, 0, 22, 14]], float)) is None
+
+
+SYMMETRY_ROW = ["3z", "1p", "6z", "8p", "7s", "0p", "9p", "0s"]  # 3z, 6z, 7s show an up; the rest don't
+
+
+def _row_photo(labels):
+    """Tiles as bright rectangles, one grey level per label, each with a darker band at its top."""
+    image = np.zeros((600, 900, 3), np.uint8)
+    for i, _ in enumerate(labels):
+        x, g = 200 + 52 * i, 200 + 6 * i
+        cv2.rectangle(image, (x, 250), (x + 48, 320), (g, g, g), -1)
+        cv2.rectangle(image, (x, 250), (x + 48, 262), (g - 60,) * 3, -1)
+    return image
+
+
+class BodyFooledClassifier:
+    """Reads the label from the grey level and which way up from the band, but for faces that look
+    the same turned half a turn it claims, surely, the other way (as the real flip head may, from
+    the tile's body)."""
+
+    def __init__(self, labels):
+        self.labels = labels
+
+    def classify(self, crops):
+        from vision.classes import TILE_CLASSES
+
+        probs = np.full((len(crops), len(TILE_CLASSES)), 0.03 / (len(TILE_CLASSES) - 1), np.float32)
+        flips = np.zeros((len(crops), 2), np.float32)
+        for n, crop in enumerate(crops):
+            grey = crop.astype(float).mean(axis=2)
+            i = int(np.clip(round((np.median(grey[24:40, 20:44]) - 200) / 6), 0, len(self.labels) - 1))
+            label = self.labels[i]
+            probs[n, TILE_CLASSES.index(label)] = 0.97
+            mid = grey[:, 24:40]
+            upright = mid[8:20].mean() < mid[44:56].mean()
+            odds = 2.0 if upright else -2.0
+            if label in ("1p", "8p", "0p", "9p", "0s"):
+                odds = -1.5 * odds
+            p_up = 1 / (1 + np.exp(-odds))
+            flips[n] = (p_up, 1 - p_up)
+        return probs, flips
+
+
+def test_faces_without_an_up_do_not_turn_the_row():
+    from vision.pipeline import PhotoReader
+
+    reader = PhotoReader(detector=BrightBlobs(), classifier=BodyFooledClassifier(SYMMETRY_ROW))
+    reading = reader.read(_row_photo(SYMMETRY_ROW))
+    assert reading.sequence == " ".join(SYMMETRY_ROW)  # not read back to front from across the table
+    assert {t.rotation for t in reading.tiles if t.label in ('3z', '6z', '7s')} == {0}
