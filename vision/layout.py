@@ -608,7 +608,8 @@ def _loose_tiles(tiles: Sequence[TileDetection], row_idx: Sequence[int], taken: 
     a tile's length of the row's band or of its ends, e.g. the winning tile put down askew in
     front of the hand — or a discard: the reading takes one only when it completes a hand one
     tile short. Not tiles of the row itself, nor `taken` ones (stacked, boxed twice), nor tiles
-    with neighbours of their own (discard rows; a wall's face-up dora indicator)."""
+    with neighbours of their own (discard rows; a wall's face-up dora indicator). A loose tile
+    boxed twice counts once."""
     used = set(row_idx) | taken
     rb = np.array([tiles[i].frame_box for i in row_idx], float)
     x1, x2 = rb[:, 0].min(), rb[:, 2].max()
@@ -632,6 +633,11 @@ def _loose_tiles(tiles: Sequence[TileDetection], row_idx: Sequence[int], taken: 
         lonely = True
         for o, other in enumerate(tiles):
             if o == t or o in used:
+                continue
+            if _duplicate(tile, other):  # the same tile boxed twice is no neighbour; the surer box stands for it
+                if other.confidence > tile.confidence:
+                    lonely = False
+                    break
                 continue
             ox1, oy1, ox2, oy2 = other.frame_box
             gap_x = max(ox1 - bx2, bx1 - ox2)

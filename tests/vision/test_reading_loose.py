@@ -70,3 +70,14 @@ def test_loose_winning_tile_among_distractors():
         tiles = _with(THIRTEEN, (ABOVE_LEFT_END, "1z", 0), seed=seed, distractors=True)
         r = read_hand(tiles)
         assert r.hand is not None and r.hand["win_tile"] == "1z", (seed, r.sequence)
+
+
+def test_loose_tile_boxed_twice_counts_once():
+    """lietxia_70008812: the detector boxed the loose 0p twice; the two boxes are no 'neighbours'."""
+    x1, y1, x2, y2 = ABOVE_LEFT_END
+    shifted = (x1 + 0.15 * U, y1 + 0.12 * U, x2 + 0.12 * U, y2 + 0.05 * U)
+    for seed in range(3):
+        tiles = _with(THIRTEEN, (ABOVE_LEFT_END, "5z", 0), (shifted, "5z", 0), seed=seed)
+        r = read_hand(tiles)
+        assert r.hand == {"concealed": "123m456p789s11555z", "win_tile": "5z", "melds": []}, seed
+        assert NOTE in r.notes
