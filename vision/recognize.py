@@ -437,6 +437,7 @@ HEIGHT_WEIGHT = 33.0
 SHAPE_BIAS = -8.8
 HEIGHT_CAP = 1.45  # neighbours higher than this × a tile's height stand (a flat tile is no such)
 SYMMETRIC_OR_BACK = np.array([c in HALF_TURN_SYMMETRIC or c == BACK for c in TILE_CLASSES])
+PHOTO_UP_PRIOR = 2.0  # log-odds for the owner sitting at the photo's bottom edge (see the vote)
 AMBIGUOUS = 6.0  # |log-odds| under which both ways are classified and the surer read helps decide
 # (4 → 6 with CROP_WEIGHT 4: oracle tune 831 → 833/851; shipped models on 300 tune renders 163 → 168)
 # How much "which way reads surer" weighs against the shape: log-odds per unit of
@@ -792,6 +793,9 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         weight = 1.0 - float(probs[n][SYMMETRIC_OR_BACK].sum())
         p_flip = float(np.clip(flips[n][1], 1e-4, 1 - 1e-4))
         vote += weight * math.log(p_flip / (1 - p_flip))
+    # Most photos of a hand are taken from its owner's seat: a weak prior for the owner's side
+    # being the photo's bottom, which a row's faces overturn at once when seen from across.
+    vote -= PHOTO_UP_PRIOR * math.cos(math.radians(frame.angle))
     owner_flip = vote > 0
     if owner_flip:
         frame = frame.turned(180.0)

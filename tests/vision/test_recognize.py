@@ -63,8 +63,8 @@ class BodyFooledClassifier:
     the same turned half a turn it claims, surely, the other way (as the real flip head may, from
     the tile's body)."""
 
-    def __init__(self, labels):
-        self.labels = labels
+    def __init__(self, labels, sure: float = 2.0):
+        self.labels, self.sure = labels, sure
 
     def classify(self, crops):
         from vision.classes import TILE_CLASSES
@@ -78,7 +78,7 @@ class BodyFooledClassifier:
             probs[n, TILE_CLASSES.index(label)] = 0.97
             mid = grey[:, 24:40]
             upright = mid[8:20].mean() < mid[44:56].mean()
-            odds = 2.0 if upright else -2.0
+            odds = self.sure if upright else -self.sure
             if label in ("1p", "8p", "0p", "9p", "0s"):
                 odds = -1.5 * odds
             p_up = 1 / (1 + np.exp(-odds))
@@ -93,3 +93,14 @@ def test_faces_without_an_up_do_not_turn_the_row():
     reading = reader.read(_row_photo(SYMMETRY_ROW))
     assert reading.sequence == " ".join(SYMMETRY_ROW)  # not read back to front from across the table
     assert {t.rotation for t in reading.tiles if t.label in ('3z', '6z', '7s')} == {0}
+
+
+def test_unsure_faces_leave_the_owner_at_the_photos_bottom_and_sure_ones_turn_the_row():
+    from vision.pipeline import PhotoReader
+
+    labels = ["3z", "6z", "7s", "1m", "2m"]
+    photo = _row_photo(labels)
+    upside_down = np.ascontiguousarray(photo[::-1, ::-1])  # the same row seen from across the table
+    for sure, image, want in ((0.3, upside_down, labels[::-1]), (3.0, upside_down, labels), (0.3, photo, labels)):
+        reading = PhotoReader(detector=BrightBlobs(), classifier=BodyFooledClassifier(labels, sure)).read(image)
+        assert reading.sequence == " ".join(want), (sure, reading.sequence)
