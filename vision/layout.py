@@ -413,7 +413,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 inner = [k for k in range(c - 1) if big[k]]
                 drawn: tuple[int, ...] = ()
                 count = c + 3 * sum(g.is_meld for g in melds)
-                if c >= 2 and (c - 2) in inner and ks[-1] == "S" and gaps[c - 2] <= 2 * GAP * unit:
+                if c >= 2 and (c - 2) in inner and gaps[c - 2] <= 2 * GAP * unit and (
+                        ks[-1] == "S" or count == 14 and _turned_not_apart(tiles[closed[-1]], pitches[: c - 1], unit)):
                     inner.remove(c - 2)  # a sideways tile after standing ones steps wider: not apart
                 if c >= 2 and ((c - 2) in inner or (count == 14 and ks[-1] == "U" and _set_apart(pitches[: c - 1], unit, step_margin(closed))
                                                     and not _turned_not_apart(tiles[closed[-1]], pitches[: c - 1], unit))):
