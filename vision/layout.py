@@ -265,6 +265,15 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
             stacked[lower] = upper
             side |= {lower, upper}
             continue
+        if kept and BACK not in (tiles[i].label, tiles[kept[-1]].label) and _one_above_other(fb[i], fb[kept[-1]]):
+            # two tiles at one place along the row, one above the other, and no added kan: the
+            # one off the row's level lies beyond it (a discard in line with a leaning row)
+            level = _level_near(fb, row_idx, (fb[i][0] + fb[i][2]) / 2, exclude=(i, kept[-1]))
+            if level is not None:
+                off = lambda k: abs((fb[k][1] + fb[k][3]) / 2 - level)
+                if off(i) < off(kept[-1]):
+                    kept[-1] = i
+                continue
         kept.append(i)
     row_idx = kept
     heights = [fb[i][3] - fb[i][1] for i in row_idx if i in side]
@@ -556,6 +565,22 @@ def _duplicate(a: TileDetection, b: TileDetection) -> bool:
     h = min(ay2 - ay1, by2 - by1)
     return (_overlap(a.frame_box, b.frame_box) > DUPLICATE_OVERLAP * min(ax2 - ax1, bx2 - bx1)
             and abs((ay1 + ay2) - (by1 + by2)) / 2 < 0.2 * h and _same_face(a, b))
+
+
+def _one_above_other(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Do these two boxes lie at one place along the row (over half the narrower one's width),
+    one clearly above the other (centres over 0.6 of the lower box's height apart)?"""
+    h = min(a[3] - a[1], b[3] - b[1])
+    return (_overlap(a, b) > 0.5 * min(a[2] - a[0], b[2] - b[0])
+            and abs((a[1] + a[3]) - (b[1] + b[3])) / 2 > 0.6 * h)
+
+
+def _level_near(fb: dict, row: Sequence[int], x: float, exclude: Sequence[int], k: int = 4) -> float | None:
+    """The row's level (median centre height) over the k row tiles nearest x, leaving some out."""
+    near = sorted((i for i in row if i not in exclude), key=lambda i: abs((fb[i][0] + fb[i][2]) / 2 - x))[:k]
+    if len(near) < 2:
+        return None
+    return float(np.median([(fb[i][1] + fb[i][3]) / 2 for i in near]))
 
 
 def _forced_cost(t: TileDetection) -> float:
