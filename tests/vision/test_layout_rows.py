@@ -35,3 +35,21 @@ def test_added_kan_stack_is_not_taken_for_a_tile_above_the_row():
         tiles = scene_from_sequence(seq, rng=random.Random(seed))
         best = arrange(tiles)[0]
         assert _seq(best, tiles) == seq, seed
+
+
+def test_drawn_tile_a_little_apart_from_a_single_closed_tile():
+    """Four melds: one closed tile and the drawn tile, a little apart (0.17 tile: more than
+    touching tiles step, less than a group's gap). Two closed tiles give no trend of their own;
+    their step is read against the whole row's."""
+    from dataclasses import replace
+
+    seq = "1z | 1z | 2m- 3m 4m | 7z 7z- 7z | x 3p 3p x | 9m 9m 9m- 9m="
+    for seed in range(4):
+        tiles = scene_from_sequence(seq, rng=random.Random(seed))
+        order = sorted(range(len(tiles)), key=lambda i: tiles[i].frame_box[0])
+        first, drawn = order[0], order[1]
+        x1, y1, x2, y2 = tiles[first].frame_box
+        shift = tiles[drawn].frame_box[0] - 0.13 * U - x2
+        box = (x1 + shift, y1, x2 + shift, y2)
+        tiles[first] = replace(tiles[first], box=box, frame_box=box)
+        assert _seq(arrange(tiles)[0], tiles) == seq, seed
