@@ -61,6 +61,10 @@ PEN_HIDDEN_GAP = 0.6
 TOUCHING_SIDEWAYS_ODDS = -2.5  # see `_turned_not_apart`
 TOUCHING_SIDEWAYS_STEP = 0.35  # the last of 14 touching tiles taken for the drawn tile with no gap seen
 DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
+# … and a tile that sure to lie sideways, a little apart after the closed tiles (under this many
+# tiles), is the winning tile turned (a drawn tile set apart stands; the turned one lies flat,
+# so its box steps wider beside standing tiles)
+SURE_SIDEWAYS_GAP = 0.6
 MELD_SIDEWAYS_PRIOR = 2.3  # three flat tiles after the closed part: one in three lies sideways
 UNSEEN_PER_ODDS = 1.0  # … per unit of log-odds its likeliest tile falls short of that
 MELD_SECOND_SIDEWAYS = 4.0  # a meld's second sideways-looking tile stands unless surer than this
@@ -422,7 +426,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 inner = [k for k in range(c - 1) if big[k]]
                 drawn: tuple[int, ...] = ()
                 count = c + 3 * sum(g.is_meld for g in melds)
-                if c >= 2 and (c - 2) in inner and gaps[c - 2] <= 2 * GAP * unit and (
+                sure_side = ks[-1] == "S" and (tiles[closed[-1]].side_odds or 0.0) >= DRAWN_SIDEWAYS_ODDS
+                if c >= 2 and (c - 2) in inner and gaps[c - 2] <= (SURE_SIDEWAYS_GAP if sure_side else 2 * GAP) * unit and (
                         ks[-1] == "S" or count == 14 and _turned_not_apart(tiles[closed[-1]], pitches[: c - 1], unit)):
                     inner.remove(c - 2)  # a sideways tile after standing ones steps wider: not apart
                 # (two closed tiles give no trend of their own: their step is read against the row's)

@@ -53,3 +53,21 @@ def test_drawn_tile_a_little_apart_from_a_single_closed_tile():
         box = (x1 + shift, y1, x2 + shift, y2)
         tiles[first] = replace(tiles[first], box=box, frame_box=box)
         assert _seq(arrange(tiles)[0], tiles) == seq, seed
+
+
+def test_sure_sideways_tile_a_little_apart_is_the_turned_winning_tile():
+    """A tile surely lying sideways a little after the closed tiles (0.45 tile) is the winning tile
+    turned, not a drawn tile set apart (that one stands)."""
+    from dataclasses import replace
+
+    seq = "2p 2p- | 1m- 2m 3m | 6z 6z 6z- | 4p 4p 4p- 4p= | 6s- 0s 7s"
+    for seed in range(4):
+        tiles = scene_from_sequence(seq, rng=random.Random(seed))
+        order = sorted(range(len(tiles)), key=lambda i: tiles[i].frame_box[0])
+        first, turned = order[0], order[1]
+        x1, y1, x2, y2 = tiles[first].frame_box
+        shift = tiles[turned].frame_box[0] - 0.45 * 0.75 * U - x2
+        box = (x1 + shift, y1, x2 + shift, y2)
+        tiles[first] = replace(tiles[first], box=box, frame_box=box)
+        tiles = [replace(t, side_odds=6.0 if t.sideways else -6.0) for t in tiles]
+        assert _seq(arrange(tiles)[0], tiles) == seq, seed
