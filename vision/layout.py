@@ -431,9 +431,12 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                         ks[-1] == "S" or count == 14 and _turned_not_apart(tiles[closed[-1]], pitches[: c - 1], unit)):
                     inner.remove(c - 2)  # a sideways tile after standing ones steps wider: not apart
                 # (two closed tiles give no trend of their own: their step is read against the row's)
-                apart = (_set_apart(pitches[: c - 1], unit, step_margin(closed)) if c > 2 else
-                         c == 2 and gaps[0] > step_margin(closed) * unit)
-                if c >= 2 and ((c - 2) in inner or (count == 14 and ks[-1] == "U" and apart
+                def apart() -> bool:  # (only worked out when needed: it fits a line)
+                    if c > 2:
+                        return _set_apart(pitches[: c - 1], unit, step_margin(closed))
+                    return c == 2 and gaps[0] > step_margin(closed) * unit
+
+                if c >= 2 and ((c - 2) in inner or (count == 14 and ks[-1] == "U" and apart()
                                                     and not _turned_not_apart(tiles[closed[-1]], pitches[: c - 1], unit))):
                     drawn = (closed[-1],)  # the last closed tile set apart: the drawn tile
                     closed = closed[:-1]
