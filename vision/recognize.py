@@ -617,8 +617,12 @@ def _classify(classifier: Classifier, image: np.ndarray, frame: Frame, frame_box
 
     crop = getattr(classifier, "crop", None) or crop_tile
     crops = []
+    patches: dict[tuple[float, ...], tuple[np.ndarray, BoxT]] = {}  # a tile read both ways: cut out once
     for fb, side in zip(frame_boxes, sideways):
-        patch, inner = extract_patch(image, frame, fb)
+        key = tuple(float(v) for v in fb)
+        if key not in patches:
+            patches[key] = extract_patch(image, frame, fb)
+        patch, inner = patches[key]
         crops.append(crop(patch, inner, bool(side)))
     return classifier.classify(crops)
 
