@@ -79,6 +79,8 @@ def test_real_dev_hands(shared_dir):
     kan = got["lietxia_70008812.jpg"]
     assert kan.hand == {"concealed": "055p456s44555z", "win_tile": "0p",
                         "melds": [{"kind": "kakan", "tiles": "9999m", "called": "9m", "from": "left"}]}
+    # the 0p lies askew in front of the row: taken because it completes the hand, and said so
+    assert "winning tile taken from a loose tile beside the hand; could be a discard" in kan.notes
     pairs = got["lietxia_92345FF1.jpg"]
     assert pairs.hand == {"concealed": "446688s22336677z", "win_tile": "4s", "melds": []}
     assert pairs.win_tile_source == "sideways"
