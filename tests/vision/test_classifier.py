@@ -18,16 +18,16 @@ BOXES = Path(__file__).parent / "data" / "real_dev_boxes.json"
 
 # Measured on the shipped model (see models/tile_classifier.md); the tests allow a small margin.
 # Target (issue #3): 99.5 % on the held-out synthetic set; not met yet, so these are measured floors.
-HELD_OUT_MIN_ACC = 0.92  # shipped model (run 6): 74/76 here, 96.3 % on the 1 500-crop 64-px held-out set
+HELD_OUT_MIN_ACC = 0.92  # shipped model (run 7): 97.0 % on the 1 500-crop 64-px held-out set (run 6: 96.5 %)
 HELD_OUT_MIN_FLIP = 0.85  # shipped model: 1.00 here on the faces that look different upside down
 # Faces that look different upside down (most pins/sous are symmetric under a half turn, so their
 # flip is undefined; recognition's owner vote gives them ~no weight).
 ASYMMETRIC = {f"{n}m" for n in range(1, 10)} | {"1z", "2z", "3z", "4z", "6z", "7z", "0m", "1s", "3s", "7s", "6p", "7p"}
-REAL_DEV_MIN_CORRECT = 48  # of 50 (shipped model, run 6: 50; run 5: 45; target: all 50)
-# Hand tiles of held-out rendered photos 0-11 (the slow test below): run 6 reads 169 of 176
-# (run 5: 159); 90.2 % of all 2 169 hand tiles of the 150-photo set. Target (issue #3): 99.5 %.
+REAL_DEV_MIN_CORRECT = 48  # of 50 (shipped model, run 7: 50; run 6: 50; run 5: 45; target: all 50)
+# Hand tiles of held-out rendered photos 0-11 (the slow test below): run 7 reads 171 of 176
+# (run 6: 169, run 5: 159); 92.1 % of all 2 169 hand tiles of the 150-photo set. Target (issue #3): 99.5 %.
 PHOTO_TILES = 176
-PHOTO_MIN_CORRECT = 164
+PHOTO_MIN_CORRECT = 166
 
 
 # ---- crop_tile geometry --------------------------------------------------------------------------
@@ -241,8 +241,8 @@ def test_photo_tile_crops_cut_hand_tiles_upright_as_the_reader_does(shared_dir):
 @pytest.mark.slow
 def test_hand_tiles_of_held_out_rendered_photos(classifier, shared_dir):
     """The issue's held-out synthetic set is rendered photos: the hand tiles of photos 0–11 of the
-    held-out photo set (photo seed 99, face pool 0; the classifier trains on photo seed 7001 with
-    its own face pool), cut as the reader cuts them. Target (issue #3): 99.5 %; a measured floor."""
+    held-out photo set (photo seed 99, face pool 0; the classifier trains on photo seeds 7001-7003,
+    each with its own face pool), cut as the reader cuts them. Target (issue #3): 99.5 %; a measured floor."""
     from tsumo_synth.crops import photo_tile_crops
     from tsumo_synth.photos import render_one
     from tsumo_synth.scene import default_face_source
