@@ -257,3 +257,19 @@ def test_hand_tiles_of_held_out_rendered_photos(classifier, shared_dir):
     pred = [TILE_CLASSES[k] for k in probs.argmax(1)]
     correct = sum(p == c.label for p, c in zip(pred, crops))
     assert correct >= PHOTO_MIN_CORRECT, [(c.label, p) for p, c in zip(pred, crops) if p != c.label]
+
+
+def test_photo_crop_sets_take_a_renderer_preset_and_refuse_the_held_out_face_pool(tmp_path, shared_dir, monkeypatch):
+    """Training crops cut from scene-renderer photos (`train_classifier.render_photo_crops`): a
+    preset other than the held-out sets' ("hard": added kans lying on their sideways tile, ...)
+    is rendered photo by photo into class folders; face pool seed 0 (the held-out one) is refused."""
+    monkeypatch.syspath_prepend(str(REPO / "datasets"))
+    from train_classifier import folder_name, render_photo_crops
+
+    with pytest.raises(ValueError):
+        render_photo_crops(tmp_path / "s0", 0, 1, size=32, shared=shared_dir)
+    out = render_photo_crops(tmp_path / "hard", 7003, 1, size=32, shared=shared_dir, pool_per_label=2, preset="hard")
+    crops = sorted((out / "train").rglob("*.png"))
+    assert (out / "done" / "000000").exists() and len(crops) >= 10
+    folders = {p.parent.name for p in crops}
+    assert folders <= {folder_name(i, n) for i, n in enumerate(class_names_75())} and len(folders) >= 5
