@@ -490,6 +490,15 @@ def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.nda
     return log_odds > 0, np.abs(log_odds) < AMBIGUOUS, log_odds
 
 
+def _in_band(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 2.2) -> np.ndarray:
+    """Tiles whose centre lies within `reach` long sides of the row's level (the row's own, a
+    kan's stacked tile, the drawn tile off the row), anywhere along it."""
+    rb = frame_boxes[list(row)]
+    long_side = float(np.median(np.maximum(rb[:, 2] - rb[:, 0], rb[:, 3] - rb[:, 1])))
+    yc = float(np.median((rb[:, 1] + rb[:, 3]) / 2))
+    return np.abs((frame_boxes[:, 1] + frame_boxes[:, 3]) / 2 - yc) < reach * long_side
+
+
 def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3) -> np.ndarray:
     """Tiles close enough to the row to matter (stacked kan tiles, the drawn tile, nuki-dora)."""
     rb = frame_boxes[list(row)]
@@ -740,15 +749,19 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         row_idx, frame_rows = frame_row()
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
+    band = _in_band(frame_boxes, row_idx)
     if len(frame_rows) > 1:  # the runner-up row too: the reading step may find the hand there
         runner = max((r for r in frame_rows if r.indices != row_idx), key=lambda r: r.score, default=None)
         if runner is not None and runner.score >= 0.6 * max(r.score for r in frame_rows):
             wanted[list(runner.indices)] = True
+            band[list(runner.indices)] = True
     todo = np.nonzero(wanted)[0]
     # the row's end tiles are read both ways whatever their shape: the last one is often the
     # winning tile turned sideways with a box like a standing end tile's
     ends = [min(row_idx, key=lambda i: frame_boxes[i, 0]), max(row_idx, key=lambda i: frame_boxes[i, 2])] if len(row_idx) >= 4 else []
     ambiguous[ends] = True
+    # (only tiles in the row's band or the runner-up row: others — discards, walls — read one way)
+    ambiguous &= band
     twice = todo[ambiguous[todo]]
     timings["geometry_ms"] = (time.perf_counter() - t1) * 1000 - timings.get("redetect_ms", 0.0)
 
