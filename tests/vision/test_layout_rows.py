@@ -41,17 +41,9 @@ def test_drawn_tile_a_little_apart_from_a_single_closed_tile():
     """Four melds: one closed tile and the drawn tile, a little apart (0.17 tile: more than
     touching tiles step, less than a group's gap). Two closed tiles give no trend of their own;
     their step is read against the whole row's."""
-    from dataclasses import replace
-
     seq = "1z | 1z | 2m- 3m 4m | 7z 7z- 7z | x 3p 3p x | 9m 9m 9m- 9m="
     for seed in range(4):
-        tiles = scene_from_sequence(seq, rng=random.Random(seed))
-        order = sorted(range(len(tiles)), key=lambda i: tiles[i].frame_box[0])
-        first, drawn = order[0], order[1]
-        x1, y1, x2, y2 = tiles[first].frame_box
-        shift = tiles[drawn].frame_box[0] - 0.13 * U - x2
-        box = (x1 + shift, y1, x2 + shift, y2)
-        tiles[first] = replace(tiles[first], box=box, frame_box=box)
+        tiles = _first_tile_moved(scene_from_sequence(seq, rng=random.Random(seed)), 0.13 * U)
         assert _seq(arrange(tiles)[0], tiles) == seq, seed
 
 
@@ -62,12 +54,18 @@ def test_sure_sideways_tile_a_little_apart_is_the_turned_winning_tile():
 
     seq = "2p 2p- | 1m- 2m 3m | 6z 6z 6z- | 4p 4p 4p- 4p= | 6s- 0s 7s"
     for seed in range(4):
-        tiles = scene_from_sequence(seq, rng=random.Random(seed))
-        order = sorted(range(len(tiles)), key=lambda i: tiles[i].frame_box[0])
-        first, turned = order[0], order[1]
-        x1, y1, x2, y2 = tiles[first].frame_box
-        shift = tiles[turned].frame_box[0] - 0.45 * 0.75 * U - x2
-        box = (x1 + shift, y1, x2 + shift, y2)
-        tiles[first] = replace(tiles[first], box=box, frame_box=box)
+        tiles = _first_tile_moved(scene_from_sequence(seq, rng=random.Random(seed)), 0.45 * 0.75 * U)
         tiles = [replace(t, side_odds=6.0 if t.sideways else -6.0) for t in tiles]
         assert _seq(arrange(tiles)[0], tiles) == seq, seed
+
+
+def _first_tile_moved(tiles, gap: float):
+    """The leftmost tile moved along the row to end `gap` before the second one."""
+    from dataclasses import replace
+
+    first, second = sorted(range(len(tiles)), key=lambda i: tiles[i].frame_box[0])[:2]
+    x1, y1, x2, y2 = tiles[first].frame_box
+    shift = tiles[second].frame_box[0] - gap - x2
+    box = (x1 + shift, y1, x2 + shift, y2)
+    tiles[first] = replace(tiles[first], box=box, frame_box=box)
+    return tiles
