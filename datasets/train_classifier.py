@@ -33,6 +33,7 @@ for p in (REPO, REPO / "datasets"):
 
 import numpy as np  # noqa: E402
 
+from vision.classes import HALF_TURN_SYMMETRIC  # noqa: E402
 from vision.classify import CROP_MARGIN, FLIP_SUFFIX, INPUT_SIZE, class_names_75  # noqa: E402
 
 SHARED = REPO.parent / "shared"
@@ -221,8 +222,8 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
 
 # ---- 2. real crops from the Chinese-set photos -----------------------------------------------
 
-# Faces that look (nearly) the same after a half turn: their orientation can't be told, nor needs to be.
-HALF_TURN_SYMMETRIC = {"1p", "2p", "3p", "4p", "5p", "8p", "9p", "2s", "4s", "5s", "6s", "8s", "9s", "5z"}
+# Faces that look (nearly) the same after a half turn (`vision.classes.HALF_TURN_SYMMETRIC`): their
+# orientation can't be told, nor needs to be; the Chinese set has no red fives.
 
 def add_chinese_crops(out: Path, split_dir: Path, orient_model: Path, *, size: int, min_conf: float = 0.8,
                       copies: int = 2) -> dict:
