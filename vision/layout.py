@@ -16,6 +16,7 @@ tile classes and keeps the most probable legal hand.
 """
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Literal, Sequence
@@ -317,13 +318,11 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     turned = tuple(sorted(i for i in side if not tiles[i].sideways))
 
     results: list[Arrangement] = []
-    loose_memo: list[list[int]] = []
 
+    @functools.cache
     def loose_tiles() -> list[int]:
         """Lone face-up tiles beside the hand (see `_loose_tiles`), nearest first; computed once."""
-        if not loose_memo:
-            loose_memo.append(_loose_tiles(tiles, full, set(stacked.values()) | twice, long_side))
-        return loose_memo[0]
+        return _loose_tiles(tiles, full, set(stacked.values()) | twice, long_side)
 
     def step_margin(closed: Sequence[int]) -> float:
         """How far the last closed tile must step over the trend to be set apart (see SET_APART_IN_ORDER)."""

@@ -13,6 +13,7 @@ Output: one `TileDetection` per detected tile, with its box in the photo *and* i
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from dataclasses import dataclass, field, replace
 from typing import Protocol, Sequence
@@ -257,8 +258,7 @@ def _extend(centres, sizes, chain, d, unit) -> list[int]:
                 var = sum((t[k] - mt) ** 2 for k in last)
                 if var > 0 and abs(sum((t[k] - mt) * (off[k] - mo) for k in last) / var) > 0.1:
                     break
-            near = sorted(off[k] for k in (last[-3:] if side > 0 else last[:3]))
-            level = near[len(near) // 2] if len(near) % 2 else (near[len(near) // 2 - 1] + near[len(near) // 2]) / 2
+            level = statistics.median(off[k] for k in (last[-3:] if side > 0 else last[:3]))
             best, best_step = None, 3.2 * unit
             for k in others:
                 step = side * (t[k] - t[end])
@@ -490,24 +490,20 @@ def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.nda
     return log_odds > 0, np.abs(log_odds) < AMBIGUOUS, log_odds
 
 
-def _in_band(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 2.2) -> np.ndarray:
-    """Tiles whose centre lies within `reach` long sides of the row's level (the row's own, a
-    kan's stacked tile, the drawn tile off the row), anywhere along it."""
+def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3,
+              along: bool = False) -> np.ndarray:
+    """Tiles whose centre lies within `reach` long sides of the row: close enough to matter
+    (stacked kan tiles, the drawn tile, nuki-dora). `along`: anywhere along the row, only the
+    distance from its level counts (the row's band)."""
     rb = frame_boxes[list(row)]
     long_side = float(np.median(np.maximum(rb[:, 2] - rb[:, 0], rb[:, 3] - rb[:, 1])))
     yc = float(np.median((rb[:, 1] + rb[:, 3]) / 2))
-    return np.abs((frame_boxes[:, 1] + frame_boxes[:, 3]) / 2 - yc) < reach * long_side
-
-
-def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3) -> np.ndarray:
-    """Tiles close enough to the row to matter (stacked kan tiles, the drawn tile, nuki-dora)."""
-    rb = frame_boxes[list(row)]
-    long_side = float(np.median(np.maximum(rb[:, 2] - rb[:, 0], rb[:, 3] - rb[:, 1])))
+    near = np.abs((frame_boxes[:, 1] + frame_boxes[:, 3]) / 2 - yc) < reach * long_side
+    if along:
+        return near
     x1, x2 = rb[:, 0].min() - reach * long_side, rb[:, 2].max() + reach * long_side
-    yc = float(np.median((rb[:, 1] + rb[:, 3]) / 2))
     cx = (frame_boxes[:, 0] + frame_boxes[:, 2]) / 2
-    cy = (frame_boxes[:, 1] + frame_boxes[:, 3]) / 2
-    return (cx > x1) & (cx < x2) & (np.abs(cy - yc) < reach * long_side)
+    return near & (cx > x1) & (cx < x2)
 
 
 def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
@@ -749,7 +745,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         row_idx, frame_rows = frame_row()
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
-    band = _in_band(frame_boxes, row_idx)
+    band = _near_row(frame_boxes, row_idx, 2.2, along=True)  # (the row's own, a kan's stacked tile, the drawn tile)
     if len(frame_rows) > 1:  # the runner-up row too: the reading step may find the hand there
         runner = max((r for r in frame_rows if r.indices != row_idx), key=lambda r: r.score, default=None)
         if runner is not None and runner.score >= 0.6 * max(r.score for r in frame_rows):
