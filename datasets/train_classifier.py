@@ -168,7 +168,8 @@ def render_split(out: Path, split: str, split_id: int, per_class: int, seed: int
 
 
 def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared: Path = SHARED, gen: str = "v4",
-                       views: int = 2, val_every: int = 10, pool_per_label: int = 32, preset: str = "default") -> Path:
+                       views: int = 2, val_every: int = 10, pool_per_label: int = 32, preset: str = "default",
+                       shift_jitter: float = 0.08) -> Path:
     """Crops of every labelled tile (visible ≥ 50 %) of `n_photos` photos rendered by the scene
     renderer (`tsumo_synth.photos.render_one`, photo i drawn from (seed, i)), cut as the reader cuts
     them (`tsumo_synth.crops.photo_tile_crops`): the low camera angles, table light and tile sizes
@@ -178,7 +179,11 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
     of their own (`seed`, `pool_per_label` variants per label, generator `gen`), so held-out photo
     sets (pool seed 0) show faces never trained on. Every `val_every`-th photo goes to val/.
     `preset`: the scene renderer's photo recipe (`tsumo_synth.photos.PRESETS`; the held-out sets
-    use "default"). Resumable photo by photo (out/done/)."""
+    use "default"). `views` 3 adds a view of the hand tiles only with each box edge moved by
+    N(0, `shift_jitter`) (the detector's boxes of one tile move by up to ~10 % of its side between
+    photos or epochs, and the read must not swing with them); views 0 and 1 stay byte-identical
+    to a 2-view render of the same seed (the third view draws from the rng after them).
+    Resumable photo by photo (out/done/)."""
     import cv2
 
     from tsumo_synth import TileArtist
@@ -205,8 +210,9 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
         tiles = labels.to_json()["tiles"]
         rng = np.random.default_rng([seed, i, 1])
         for v in range(views if split == "train" else 1):
-            crops = photo_tile_crops(image, tiles, size=size, hand_only=False, min_visible=0.5, min_px=12.0,
-                                     rng=rng, jitter=0.0 if v == 0 else 0.05, turn_hand=0.0 if v == 0 else 0.5)
+            crops = photo_tile_crops(image, tiles, size=size, hand_only=v >= 2, min_visible=0.5, min_px=12.0,
+                                     rng=rng, jitter=(0.0, 0.05)[v] if v < 2 else shift_jitter,
+                                     turn_hand=0.0 if v == 0 else 0.5)
             for j, c in enumerate(crops):
                 cls = names.index(c.class_name)
                 path = out / split / folder_name(cls, c.class_name) / f"ph{seed}_{i:06d}_{j:03d}_{v}.png"
@@ -436,6 +442,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="at most this many photo crops per class (one for all, or one per seed)")
     ap.add_argument("--photo-preset", nargs="+", default=["default"],
                     help="scene-renderer preset per --photo-seed (one for all, or one per seed)")
+    ap.add_argument("--photo-views", type=int, default=2, choices=(2, 3),
+                    help="views per photo when rendering photo crops (3: + hand tiles with boxes moved by N(0, 8 %%))")
     ap.add_argument("--photo-gen", choices=sorted(GENERATORS), default="v4", help="face generator of the photo crops")
     ap.add_argument("--save-period", type=int, default=-1, help="also keep the weights of every N-th epoch")
     ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
@@ -476,7 +484,8 @@ def main(argv: list[str] | None = None) -> int:
             photo_dir = CACHE / (f"photos_s{seed}_{args.imgsz}px_{args.photo_gen}"
                                  + ("" if preset == "default" else f"_{preset}"))
             if n > 0:  # asked for explicitly (also with --no-render, which concerns the crop sets)
-                render_photo_crops(photo_dir, seed, n, size=args.imgsz, gen=args.photo_gen, preset=preset)
+                render_photo_crops(photo_dir, seed, n, size=args.imgsz, gen=args.photo_gen, preset=preset,
+                                   views=args.photo_views)
             if not (photo_dir / "train").is_dir():
                 print(f"error: no photo crops in {photo_dir} (give --photos N to render them)", file=sys.stderr)
                 return 2

@@ -273,3 +273,20 @@ def test_photo_crop_sets_take_a_renderer_preset_and_refuse_the_held_out_face_poo
     assert (out / "done" / "000000").exists() and len(crops) >= 10
     folders = {p.parent.name for p in crops}
     assert folders <= {folder_name(i, n) for i, n in enumerate(class_names_75())} and len(folders) >= 5
+
+
+def test_third_photo_view_adds_shifted_hand_crops_and_keeps_the_first_two(tmp_path, shared_dir, monkeypatch):
+    """`views=3` (run 8) adds hand-tile crops with boxes moved by N(0, 8 %) per edge, so the model
+    learns to read a tile the same under the detector's box shifts; the two views every earlier
+    photo-crop set was rendered with stay byte-identical (the crop sets of seeds 7001-7003 remain
+    reproducible by the same code)."""
+    monkeypatch.syspath_prepend(str(REPO / "datasets"))
+    from train_classifier import render_photo_crops
+
+    two = render_photo_crops(tmp_path / "v2", 7004, 1, size=32, shared=shared_dir, pool_per_label=2)
+    three = render_photo_crops(tmp_path / "v3", 7004, 1, size=32, shared=shared_dir, pool_per_label=2, views=3)
+    old = {p.relative_to(two): p.read_bytes() for p in (two / "train").rglob("*.png")}
+    new = {p.relative_to(three): p.read_bytes() for p in (three / "train").rglob("*.png")}
+    third = {k for k in new if k.stem.endswith("_2")}
+    assert old and {k: v for k, v in new.items() if k not in third} == old
+    assert 0 < len(third) < len(old) / 2  # hand tiles only, in one view
