@@ -149,8 +149,9 @@ def _set_size(set_dir: Path) -> int:
 PHOTO_DEGRADED_RULE = "visible share < 0.7 or the tile's box < 24 px on its long side"
 
 
-def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = None):
-    """(crops, entries) for the hand tiles of the photos of a `tsumo_synth.photos` set."""
+def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = None, offset=None):
+    """(crops, entries) for the hand tiles of the photos of a `tsumo_synth.photos` set (`offset`:
+    every box edge moved by these shares of the box, see `photo_tile_crops`)."""
     from tsumo_synth.crops import photo_tile_crops
 
     rows = [json.loads(line) for line in (set_dir / "labels.jsonl").read_text().splitlines() if line.strip()]
@@ -159,7 +160,7 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
         if not any(t["in_hand"] for t in row["tiles"]):
             continue
         image = cv2.imread(str(set_dir / row["image"]))[..., ::-1].copy()
-        for c in photo_tile_crops(image, row["tiles"], size=size, margin=margin):
+        for c in photo_tile_crops(image, row["tiles"], size=size, margin=margin, offset=offset):
             crops.append(c.image)
             entries.append({"image": row["image"], "label": c.label, "sideways": c.sideways, "flipped": c.flipped,
                             "degraded": bool(c.visible < 0.7 or c.long_px < 24), "long_px": c.long_px,
@@ -187,6 +188,36 @@ def eval_photos(clf: TileClassifier, set_dir: Path, *, limit: int | None = None)
     res["errors_list"] = [f"{e['image']}: {t}→{p} (sideways={e['sideways']}, {e['long_px']:.0f}px, vis {e['visible']:.2f})"
                           for e, t, p in zip(entries, truth, pred) if t != p]
     return res
+
+
+# Box shifts of the steadiness measure: the box moved by `s` of its width left/right and of its
+# height up/down, and grown/shrunk by `s` on every edge (the detector's boxes of one tile differ
+# by a few pixels, up to ~10 % of a side, between photos and between its training epochs).
+def box_shifts(s: float) -> list[tuple[float, float, float, float]]:
+    return [(s, 0, s, 0), (-s, 0, -s, 0), (0, s, 0, s), (0, -s, 0, -s), (-s, -s, s, s), (s, s, -s, -s)]
+
+
+def eval_steadiness(clf: TileClassifier, set_dir: Path, *, shift: float = 0.05, limit: int | None = None) -> dict:
+    """Does the read stay the same when the box moves? Share of the hand tiles whose class under
+    every one of `box_shifts(shift)` equals the class read from the exact box ("steady"), the
+    share read right under all seven boxes, and the accuracy over the shifted boxes."""
+    crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit)
+    base = _classify_all(clf, crops)[0].argmax(1)
+    truth = np.array([TILE_CLASSES.index(e["label"]) for e in entries])
+    same = np.ones(len(entries), bool)
+    right = base == truth
+    shifted_right = []
+    for off in box_shifts(shift):
+        c2, e2 = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit, offset=off)
+        if len(c2) != len(crops):  # a box may degenerate only for absurd shifts
+            raise ValueError(f"shift {off}: {len(c2)} crops for {len(crops)} tiles")
+        pred = _classify_all(clf, c2)[0].argmax(1)
+        same &= pred == base
+        right &= pred == truth
+        shifted_right.append(float((pred == truth).mean()))
+    return {"set": str(set_dir), "shift": shift, "n": len(entries), "steady": float(same.mean()),
+            "right_under_all": float(right.mean()), "acc_shifted": float(np.mean(shifted_right)),
+            "acc_exact": float((base == truth).mean())}
 
 
 # ---- real-dev -----------------------------------------------------------------------------------
@@ -294,6 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photos", type=Path, nargs="*", default=[REPO / "cache" / "synth" / "det_test_h"],
                     help="held-out rendered photo sets (tsumo_synth.photos output) whose hand tiles to measure; "
                          "none: skip")
+    ap.add_argument("--steady", type=float, default=None, metavar="SHIFT",
+                    help="also measure box-shift steadiness on the first photo set (boxes moved by SHIFT, e.g. 0.05)")
     ap.add_argument("--no-real-dev", action="store_true")
     ap.add_argument("--chinese", default="test", help="Chinese split to measure, or 'none'")
     ap.add_argument("--workers", type=int, default=2)
@@ -313,6 +346,8 @@ def main(argv: list[str] | None = None) -> int:
                   "skipped", file=sys.stderr)
     for i, p in enumerate(photo_sets):
         results["photos" if i == 0 else f"photos_{p.name}"] = eval_photos(clf, p)
+    if args.steady and photo_sets:
+        results["steadiness"] = eval_steadiness(clf, photo_sets[0], shift=args.steady)
     if not args.no_synth:
         results["synth"] = eval_synth(clf, seed=args.synth_seed, per_class=args.synth_per_class, workers=args.workers,
                                       set_dir=args.synth_dir, gen=args.synth_gen)

@@ -378,14 +378,16 @@ class PhotoTileCrop:
 def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_SIZE, margin: float = CROP_MARGIN,
                      hand_only: bool = True, min_visible: float = 0.0, min_px: float = 0.0,
                      rng: np.random.Generator | None = None, jitter: float = 0.0,
-                     turn_hand: float = 0.0) -> list[PhotoTileCrop]:
+                     turn_hand: float = 0.0, offset: tuple[float, float, float, float] | None = None
+                     ) -> list[PhotoTileCrop]:
     """Cut the labelled tiles of a rendered photo (`PhotoLabels.to_json()["tiles"]`) as the reader
     does: photo turned into the hand's frame (`vision.recognize.extract_patch`), the box a detector
     draws (the tile's visible pixels), `crop_tile` with the tile's true sideways flag. Tiles outside
     the hand (`hand_only=False`) are cut in a frame of their own in which their face is upright,
     then turned 180° half of the time (`rng`); hand tiles with probability `turn_hand` (a hand
     read in a frame turned the wrong way). `jitter` moves each box edge by N(0, jitter) of its
-    size (detector looseness)."""
+    size (detector looseness); `offset` moves the edges (x0, y0, x1, y1) by these fixed shares
+    of the box's width/height instead (box-shift steadiness measure)."""
     from vision.recognize import extract_patch
 
     hand = sorted((t for t in tiles if t["in_hand"]), key=lambda t: t["index"])
@@ -408,6 +410,9 @@ def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_
             fb = fb + np.clip(rng.normal(0, jitter, 4), -2.5 * jitter, 2.5 * jitter) * np.array([w, h, w, h])
             if fb[2] - fb[0] < 2 or fb[3] - fb[1] < 2:
                 continue
+        if offset is not None:
+            w, h = fb[2] - fb[0], fb[3] - fb[1]
+            fb = fb + np.asarray(offset, float) * np.array([w, h, w, h])
         patch, inner = extract_patch(image, fr, fb)
         turn = bool(t["cls"] != BACK and rng is not None and rng.random() < (0.5 if own else turn_hand))
         crop = crop_tile(patch, inner, sideways, turn, size=size, margin=margin)

@@ -238,6 +238,26 @@ def test_photo_tile_crops_cut_hand_tiles_upright_as_the_reader_does(shared_dir):
     assert all(c.flipped is not None for c in sideways if c.label != "back")
 
 
+def test_photo_tile_crops_offset_moves_every_box_by_a_share_of_its_size(shared_dir):
+    """The steadiness measure (`eval_classifier.eval_steadiness`) cuts each hand tile again with
+    its box moved: a zero offset is the exact cut, a 5 % shift right is the exact cut of a box
+    moved by 5 % of its width (checked on the crop's pixels: the shifted crop differs)."""
+    from tsumo_synth import scene
+    from tsumo_synth.crops import photo_tile_crops
+
+    rng = np.random.default_rng(5)
+    spec = scene.random_scene_hand(rng)
+    image, labels = scene.render_hand_photo(spec.sequence, rng, size=(640, 480), azimuth_deg=0.0, roll_deg=0.0,
+                                            distractors=False)
+    tiles = labels.to_json()["tiles"]
+    exact = photo_tile_crops(image, tiles)
+    zero = photo_tile_crops(image, tiles, offset=(0, 0, 0, 0))
+    moved = photo_tile_crops(image, tiles, offset=(0.05, 0, 0.05, 0))
+    assert all(np.array_equal(a.image, b.image) for a, b in zip(exact, zero))
+    assert len(moved) == len(exact) and [c.label for c in moved] == [c.label for c in exact]
+    assert all(not np.array_equal(a.image, b.image) for a, b in zip(exact, moved))
+
+
 @pytest.mark.slow
 def test_hand_tiles_of_held_out_rendered_photos(classifier, shared_dir):
     """The issue's held-out synthetic set is rendered photos: the hand tiles of photos 0–11 of the
