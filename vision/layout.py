@@ -263,8 +263,11 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         # (whatever their shapes said: two tiles of one row cannot lie at the same place — but
         # only two of one face make an added kan: a discard or a wall's tile lying on the row's
         # end tile is no kan's)
+        # (one lies beyond the other, as off the row a stacked tile must: 0.3 of a height; a tile
+        # beside a sideways one seen along the row overlaps it half at one level)
         if kept and (i in side or kept[-1] in side) and _same_face(tiles[i], tiles[kept[-1]]) and \
-                _overlap(fb[i], fb[kept[-1]]) > 0.5 * min(fb[i][2] - fb[i][0], fb[kept[-1]][2] - fb[kept[-1]][0]):
+                _overlap(fb[i], fb[kept[-1]]) > 0.5 * min(fb[i][2] - fb[i][0], fb[kept[-1]][2] - fb[kept[-1]][0]) and \
+                _apart_across(fb[i], fb[kept[-1]]) > 0.3:
             lower, upper = (kept[-1], i) if fb[kept[-1]][1] > fb[i][1] else (i, kept[-1])
             kept[-1] = lower
             stacked[lower] = upper
@@ -577,6 +580,11 @@ def _duplicate(a: TileDetection, b: TileDetection) -> bool:
             and abs((ay1 + ay2) - (by1 + by2)) / 2 < 0.2 * h and _same_face(a, b))
 
 
+def _apart_across(a: Sequence[float], b: Sequence[float]) -> float:
+    """How far apart two boxes' centres lie across the row, in the lower box's height."""
+    return abs((a[1] + a[3]) - (b[1] + b[3])) / 2 / max(min(a[3] - a[1], b[3] - b[1]), 1e-6)
+
+
 def _one_above_other(a: Sequence[float], b: Sequence[float]) -> bool:
     """Do these two boxes lie at one place along the row (over half the narrower one's width),
     one clearly above the other (centres over 0.6 of the lower box's height apart)?"""
@@ -630,11 +638,20 @@ def _gaps(row: Sequence[int], fb: dict, unit: float) -> list[float]:
         return list(steps - min(steps.min(), unit))
     xs = np.array([(fb[a][2] + fb[b][0]) / 2 for a, b in zip(row, row[1:])], float)
     xs = (xs - xs.mean()) / max(unit, 1e-6)
-    # a robust start (Theil-Sen: the median slope of all pairs), then a fit through the inliers
+    # a robust start: of the lines through two steps (or level through one), one that about
+    # the most steps lie near (all but one: a line tilted to take in an end step that is a
+    # little wide, the drawn tile's, can gain one), the levellest of those, then the lowest
+    # (the groups' gaps only ever add to a step: with many groups they pull a median, or a
+    # median slope, off the touching steps); then a fit through its inliers
     i, j = np.triu_indices(len(steps), 1)
-    slope = float(np.median((steps[j] - steps[i]) / np.maximum(xs[j] - xs[i], 1e-6)))
-    res = steps - slope * xs
-    res -= np.median(res)
+    dx = xs[j] - xs[i]
+    ok = np.abs(dx) > 1e-6
+    slopes = np.concatenate([(steps[j] - steps[i])[ok] / dx[ok], np.zeros(len(steps))])
+    icpts = np.concatenate([steps[i][ok] - slopes[: int(ok.sum())] * xs[i][ok], steps])
+    near = np.abs(steps[None, :] - (slopes[:, None] * xs[None, :] + icpts[:, None])) < 0.1 * unit
+    count = near.sum(axis=1)
+    best = int(np.lexsort((icpts, np.abs(slopes), count < count.max() - 1))[0])
+    res = steps - (slopes[best] * xs + icpts[best])
     inlier = np.zeros(len(steps), bool)
     for _ in range(4):
         keep = np.abs(res) < 0.1 * unit

@@ -269,6 +269,17 @@ def _extend(centres, sizes, chain, d, unit) -> list[int]:
             members.add(best)
             others.remove(best)
             order = order + [best] if side > 0 else [best] + order
+    # and a tile lying midway between two of its tiles that leave room for it, at their level,
+    # is the row's too (a chain collected along a line drawn askew by tiles beyond its ends can
+    # pass one by)
+    for k in others:
+        pos = next((p for p in range(1, len(order)) if t[order[p - 1]] < t[k] < t[order[p]]), None)
+        if pos is None:
+            continue
+        a, b = order[pos - 1], order[pos]
+        if t[b] - t[a] > 1.3 * unit and abs(t[k] - (t[a] + t[b]) / 2) < 0.3 * unit \
+                and abs(off[k] - (off[a] + off[b]) / 2) < 0.42 * unit:
+            order.insert(pos, k)
     return order
 
 
@@ -438,6 +449,7 @@ SHAPE_BIAS = -8.8
 HEIGHT_CAP = 1.45  # neighbours higher than this × a tile's height stand (a flat tile is no such)
 SYMMETRIC_OR_BACK = np.array([c in HALF_TURN_SYMMETRIC or c == BACK for c in TILE_CLASSES])
 PHOTO_UP_PRIOR = 2.0  # log-odds for the owner sitting at the photo's bottom edge (see the vote)
+SORT_WEIGHT = 1.0  # log-odds per pair of row neighbours of one suit in rising (or falling) order
 AMBIGUOUS = 6.0  # |log-odds| under which both ways are classified and the surer read helps decide
 # (4 → 6 with CROP_WEIGHT 4: oracle tune 831 → 833/851; shipped models on 300 tune renders 163 → 168)
 # How much "which way reads surer" weighs against the shape: log-odds per unit of
@@ -654,6 +666,18 @@ def _face_weights(p_back: np.ndarray) -> np.ndarray:
     return 1.15 - p_back
 
 
+def _sort_evidence(labels: Sequence[str | None]) -> int:
+    """Neighbours of one suit (m, p, s) in rising order left to right, less those falling
+    (red fives count as fives; None — a sideways or unread tile — and other tiles break pairs)."""
+    score = 0
+    for a, b in zip(labels, labels[1:]):
+        if a is None or b is None or a == BACK or b == BACK or a[1] != b[1] or a[1] not in "mps":
+            continue
+        na, nb = int(a[0]) or 5, int(b[0]) or 5
+        score += (nb > na) - (nb < na)
+    return score
+
+
 def survey_photo(image: np.ndarray, detector: Detector, classifier: Classifier) -> Survey:
     """Detect, find the rows, and tell face-down tiles from faces with a first quick classifier
     pass on the photo's own boxes (the same at any rotation): rows are ranked again with
@@ -806,6 +830,14 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         weight = 1.0 - float(probs[n][SYMMETRIC_OR_BACK].sum())
         p_flip = float(np.clip(flips[n][1], 1e-4, 1 - 1e-4))
         vote += weight * math.log(p_flip / (1 - p_flip))
+    # Players sort their hands: numbers of one suit rising left to right say the owner sits
+    # below the row, falling ones that the row is seen from across (discards of the player
+    # across in line with the hand can outvote its faces, many of which abstain).
+    # (one pair either way is as likely by chance: only what goes beyond it counts)
+    order_evidence = _sort_evidence([TILE_CLASSES[int(np.argmax(probs[pos[int(k)]]))]
+                                     if int(k) in pos and not sideways[k] else None
+                                     for k in sorted(row_idx, key=lambda i: frame_boxes[i, 0])])
+    vote -= SORT_WEIGHT * math.copysign(max(0, abs(order_evidence) - 1), order_evidence)
     # Most photos of a hand are taken from its owner's seat: a weak prior for the owner's side
     # being the photo's bottom, which a row's faces overturn at once when seen from across.
     vote -= PHOTO_UP_PRIOR * math.cos(math.radians(frame.angle))
