@@ -75,6 +75,7 @@ MAX_FORCED = 2
 PEN_SECOND_ROW = 1.5  # reading the hand in the runner-up row
 PEN_TRIM_BACK = 0.3
 MAX_TRIM = 8  # tiles that may be left out at each end of the row
+END_TRIM = 3  # … at the far end of a stretch beyond a gap, when the stretch is longer than that
 PEN_TRIM = 1.0  # a tile at an end of the row left out of the hand (it lies in line with it)
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
 STACKED_FACE_P = 0.005  # a tile lying on a sideways one is its added kan tile if it can show its face this likely
@@ -497,27 +498,35 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     n_full = len(full)
     full_pos = {i: k for k, i in enumerate(full)}
     full_gaps = _gaps(full, fb, unit)
+    def cost(k: int, gap: float) -> float:
+        # a face-down tile is rarely the hand's (a wall's), nor one whose face is turned
+        # away from the owner (discards of the player across, laid in line with the hand)
+        t = tiles[full[k]]
+        if t.label == BACK or t.rotation == 180:
+            return PEN_TRIM_BACK
+        return PEN_TRIM_GAP if gap > GAP * unit else PEN_TRIM
+
+    def left_trim(a: int) -> float:
+        return sum(cost(k, full_gaps[k]) for k in range(a))
+
+    def right_trim(b: int) -> float:
+        return sum(cost(n_full - 1 - k, full_gaps[n_full - 2 - k]) for k in range(b))
+
     for a in range(0, MAX_TRIM + 1):  # distractors in line with the hand (a wall's end, a stray tile)
         for b in range(0, MAX_TRIM + 1):
             if n_full - a - b < (5 if a + b else 1):
                 continue
-            def cost(k: int, gap: float) -> float:
-                # a face-down tile is rarely the hand's (a wall's), nor one whose face is turned
-                # away from the owner (discards of the player across, laid in line with the hand)
-                t = tiles[full[k]]
-                if t.label == BACK or t.rotation == 180:
-                    return PEN_TRIM_BACK
-                return PEN_TRIM_GAP if gap > GAP * unit else PEN_TRIM
-
-            trim = sum(cost(k, full_gaps[k]) for k in range(a))
-            trim += sum(cost(n_full - 1 - k, full_gaps[n_full - 2 - k]) for k in range(b))
-            enumerate_row(full[a:n_full - b], trim)
-    for k, g in enumerate(full_gaps):  # or a whole stretch beyond a gap (a wall, discards)
+            enumerate_row(full[a:n_full - b], left_trim(a) + right_trim(b))
+    for k, g in enumerate(full_gaps):  # or a whole stretch beyond a gap (a wall, discards) …
         if g > GAP * unit:
-            if n_full - k - 1 > 2:
-                enumerate_row(full[: k + 1], PEN_TRIM_GAP + 0.1 * (n_full - k - 1))
-            if k + 1 > 2:
-                enumerate_row(full[k + 1 :], PEN_TRIM_GAP + 0.1 * (k + 1))
+            # … and, when that stretch is longer than a trim reaches, a few tiles at the other
+            # end too (a wall longer than the hand at one end, a wall's corner at the other)
+            for e in range(0, END_TRIM + 1 if n_full - k - 1 > MAX_TRIM else 1):
+                if n_full - k - 1 > 2 and k + 1 - e >= (5 if e else 1):
+                    enumerate_row(full[e: k + 1], PEN_TRIM_GAP + 0.1 * (n_full - k - 1) + left_trim(e))
+            for e in range(0, END_TRIM + 1 if k + 1 > MAX_TRIM else 1):
+                if k + 1 > 2 and n_full - k - 1 - e >= (5 if e else 1):
+                    enumerate_row(full[k + 1: n_full - e], PEN_TRIM_GAP + 0.1 * (k + 1) + right_trim(e))
     if not results:  # nothing fits the conventions: read the row as it lies, heavily penalised
         results.append(Arrangement((Group("closed", tuple(full)),), 5.0, tuple(full),
                                    ("the row does not follow the usual layout",), 5.0))

@@ -774,6 +774,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         runner = max((r for r in frame_rows if r.indices != row_idx), key=lambda r: r.score, default=None)
         if runner is not None and runner.score >= 0.6 * max(r.score for r in frame_rows):
             wanted[list(runner.indices)] = True
+            wanted |= _near_row(frame_boxes, runner.indices, 1.5)  # (its kans' stacked tiles, its drawn tile)
             band[list(runner.indices)] = True
     todo = np.nonzero(wanted)[0]
     # the row's end tiles are read both ways whatever their shape: the last one is often the
