@@ -48,7 +48,9 @@ PEN_PARTIAL = 2.0  # neither 13 nor 14 tiles: a partial view (allowed, but unlik
 PEN_OFF_ROW_DRAWN = 0.3  # the winning tile taken from a loose tile beside the hand
 PEN_NEXT_LOOSE = 0.5  # … the second nearest such tile
 LOOSE_NOTE = "winning tile taken from a loose tile beside the hand; could be a discard"
-PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
+PEN_NOT_A_SET = 1.5
+STANDING_APART = 0.12  # standing closed tiles' boxes this much higher/lower than flat meld tiles'
+PEN_STANDING_MELD = 1.0  # a meld whose upright tiles are as high as the standing closed ones  # a meld whose (best-guess) classes do not form a set
 # Sideways log-odds (`TileDetection.side_odds`) are fitted to tiles anywhere in a row, where ~1
 # in 20 lies sideways (log-odds −3); at these places the odds differ:
 # The last of 14 touching closed tiles (no gap seen) lies sideways above these log-odds, by how it
@@ -489,6 +491,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                                      and not tiles[g.called].sideways and g.called not in turned_here)
                 upright += tuple(i for g in melds if g.kind in ("called", "minkan", "kakan") for i in g.tiles
                                  if tiles[i].sideways and i not in (g.called, g.added))
+                pen += _standing_meld_cost(tiles, closed, melds)
                 for v_closed, v_drawn, v_pen, v_notes in variants:
                     groups = [Group("closed", v_closed)] + ([Group("drawn", v_drawn)] if v_drawn else []) + list(melds)
                     results.append(Arrangement(tuple(groups), round(pen + v_pen + lpen, 6), tuple(row_idx),
@@ -608,6 +611,25 @@ def _level_near(fb: dict, row: Sequence[int], x: float, exclude: Sequence[int], 
     if len(near) < 2:
         return None
     return float(np.median([(fb[i][1] + fb[i][3]) / 2 for i in near]))
+
+
+def _standing_meld_cost(tiles: Sequence[TileDetection], closed: Sequence[int], melds: Sequence[Group]) -> float:
+    """Melds lie flat: when the closed part stands (its upright tiles' boxes clearly higher or
+    lower than the upright tiles of the melds after the first), a first meld whose upright tiles
+    are as high as the standing closed ones is rather the closed part's end (three of a kind
+    with the winning tile turned, touching it)."""
+    called = [g for g in melds if g.kind in ("called", "minkan", "kakan")]
+    if len(called) < 2 or len(closed) < 4:
+        return 0.0
+    height = lambda ids: float(np.median([tiles[i].frame_box[3] - tiles[i].frame_box[1] for i in ids]))
+    up = lambda g: [i for i in g.tiles if not tiles[i].sideways and i != g.added]
+    first, rest = up(called[0]), [i for g in called[1:] for i in up(g)]
+    if not first or not rest:
+        return 0.0
+    h_c, h_f, h_m = height(closed), height(rest), height(first)
+    if abs(h_c - h_f) < STANDING_APART * h_f or abs(h_m - h_c) >= abs(h_m - h_f):
+        return 0.0
+    return PEN_STANDING_MELD
 
 
 def _forced_cost(t: TileDetection) -> float:

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
-from vision.classes import BACK
+from vision.classes import BACK, HALF_TURN_SYMMETRIC
 from vision.layout import Arrangement, Group, arrange, plain
 from vision.recognize import TileDetection
 from vision.sequence import format_sequence
@@ -432,6 +432,9 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
         final[i] = replace(final[i], rotation=0 if final[i].rotation == 270 else 180)
     for i in arr.turned:  # it looked upright, but an added kan's tiles lie sideways
         final[i] = replace(final[i], rotation=270 if final[i].rotation == 0 else 90)
+    for i in arr.used:  # a face that looks the same half a turn round shows no up of its own: as its row
+        if final[i].label in HALF_TURN_SYMMETRIC and final[i].rotation in (90, 180):
+            final[i] = replace(final[i], rotation=(final[i].rotation + 180) % 360)
     changes = [Change(i, tiles[i].label, labels[i], tiles[i].confidence, final[i].confidence)
                for i in sorted(labels) if labels[i] != tiles[i].label]
     groups = [_group_reading(g, labels) for g in arr.groups]

@@ -24,3 +24,24 @@ def test_long_wall_at_one_end_and_backs_at_the_other():
         x2 = max(t.frame_box[2] for t in hand)
         tiles = hand + _wall(x1 - 1.2 * U, 12, rng, face_up_at=7) + _wall(x2 + 2 * 0.75 * U, 2, rng)
         assert read_layout(tiles) == seq, seed
+
+
+def test_three_alike_touching_standing_closed_tiles_is_no_meld():
+    """Standing closed tiles (boxes 0.8 tile high) and a flat called meld (1.0): three of a kind
+    as high as the standing ones, a little after them (0.12 tile), the last one sideways, is the
+    closed part's end with the winning tile turned — not a pon touching the closed part."""
+    from dataclasses import replace
+
+    seq = "1p 2p 3p 3p 4p 0p 9p 9p 3z 3z 3z- | 1z- 1z 1z"
+    for seed in range(3):
+        tiles = scene_from_sequence(seq, rng=random.Random(seed))
+        order = sorted(range(len(tiles)), key=lambda k: tiles[k].frame_box[0])
+        out = []
+        for pos, k in enumerate(order):
+            x1, y1, x2, y2 = tiles[k].frame_box
+            if pos >= 8:
+                x1, x2 = x1 + 0.09 * U, x2 + 0.09 * U
+            if pos < 11 and not tiles[k].sideways:
+                y1 = y2 - 0.8 * U
+            out.append(replace(tiles[k], box=(x1, y1, x2, y2), frame_box=(x1, y1, x2, y2)))
+        assert read_layout(out) == seq, seed
