@@ -115,7 +115,7 @@ def read_rendered(seed: int, jitter: float = 0.0, **options):
 
 
 SMALL = (960, 720)  # rendered photo size for these tests (rendering dominates their time)
-MEASURED_FLOOR = 0.96  # exact share the 500-photo set must keep (target 0.98, see test_rendered_set_500)
+MEASURED_FLOOR = 0.97  # exact share the 500-photo set must keep (target 0.98, see test_rendered_set_500)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -198,8 +198,9 @@ def test_rendered_set_500():
     detector's (3 % of their size)."""
     share, misses, skipped = exact_share(range(900_000, 901_000), 500, size=SMALL)
     print(f"exact {share:.3f}, skipped {skipped}")
-    # The issue's target is 98 %; measured 96.6 % on these 500 in session 4 (94.4 % at the end of
-    # session 3, 92.2 % at its start; docs/vision.md). This floor guards against regressions; raise it as reading improves.
+    # The issue's target is 98 %; measured 97.4 % on these 500 at the end of session 5 (97.6 % at
+    # its second checkpoint, 96.6 % at its start and at the end of session 4, 94.4 % at the end of
+    # session 3; docs/vision.md). This floor guards against regressions; raise it as reading improves.
     assert share >= MEASURED_FLOOR, (share, misses[:10])
 
 
