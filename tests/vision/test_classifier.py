@@ -18,16 +18,19 @@ BOXES = Path(__file__).parent / "data" / "real_dev_boxes.json"
 
 # Measured on the shipped model (see models/tile_classifier.md); the tests allow a small margin.
 # Target (issue #3): 99.5 % on the held-out synthetic set; not met yet, so these are measured floors.
-HELD_OUT_MIN_ACC = 0.92  # shipped model (run 7): 97.0 % on the 1 500-crop 64-px held-out set (run 6: 96.5 %)
+HELD_OUT_MIN_ACC = 0.92  # shipped model (run 8): 96.9 % on the 1 500-crop 64-px held-out set (run 7: 97.0 %)
 HELD_OUT_MIN_FLIP = 0.85  # shipped model: 1.00 here on the faces that look different upside down
 # Faces that look different upside down (most pins/sous are symmetric under a half turn, so their
 # flip is undefined; recognition's owner vote gives them ~no weight).
 ASYMMETRIC = {f"{n}m" for n in range(1, 10)} | {"1z", "2z", "3z", "4z", "6z", "7z", "0m", "1s", "3s", "7s", "6p", "7p"}
-REAL_DEV_MIN_CORRECT = 48  # of 50 (shipped model, run 7: 50; run 6: 50; run 5: 45; target: all 50)
-# Hand tiles of held-out rendered photos 0-11 (the slow test below): run 7 reads 171 of 176
-# (run 6: 169, run 5: 159); 92.1 % of all 2 169 hand tiles of the 150-photo set. Target (issue #3): 99.5 %.
+REAL_DEV_MIN_CORRECT = 48  # of 50 (shipped model, run 8: 50; run 7: 50; run 6: 50; run 5: 45; target: all 50)
+# Hand tiles of held-out rendered photos 0-11 (the slow test below): run 8 reads 172 of 176
+# (run 7: 171, run 6: 169, run 5: 159); 93.4 % of all 2 169 hand tiles of the 150-photo set. Target (issue #3): 99.5 %.
 PHOTO_TILES = 176
 PHOTO_MIN_CORRECT = 166
+# ... and 164 of the 176 keep their class under all six ±5 % box shifts (eval_classifier.box_shifts;
+# 89.5 % of the whole set, run 7: 87.5 %). Target: a read that never swings with the box.
+PHOTO_MIN_STEADY = 158
 
 
 # ---- crop_tile geometry --------------------------------------------------------------------------
@@ -259,24 +262,35 @@ def test_photo_tile_crops_offset_moves_every_box_by_a_share_of_its_size(shared_d
 
 
 @pytest.mark.slow
-def test_hand_tiles_of_held_out_rendered_photos(classifier, shared_dir):
+def test_hand_tiles_of_held_out_rendered_photos(classifier, shared_dir, monkeypatch):
     """The issue's held-out synthetic set is rendered photos: the hand tiles of photos 0–11 of the
-    held-out photo set (photo seed 99, face pool 0; the classifier trains on photo seeds 7001-7003,
-    each with its own face pool), cut as the reader cuts them. Target (issue #3): 99.5 %; a measured floor."""
+    held-out photo set (photo seed 99, face pool 0; the classifier trains on photo seeds 7001-7005,
+    each with its own face pool), cut as the reader cuts them, and again with the box moved by 5 %
+    (steadiness). Target (issue #3): 99.5 %; measured floors."""
     from tsumo_synth.crops import photo_tile_crops
     from tsumo_synth.photos import render_one
     from tsumo_synth.scene import default_face_source
 
+    monkeypatch.syspath_prepend(str(REPO / "datasets"))
+    from eval_classifier import box_shifts
+
     artist = default_face_source(shared_dir, seed=0)
-    crops = []
-    for i in range(12):
-        image, labels = render_one(i, 99, artist=artist)
-        crops += photo_tile_crops(image, labels.to_json()["tiles"], size=classifier.imgsz, margin=classifier.margin)
+    photos = [render_one(i, 99, artist=artist) for i in range(12)]
+
+    def cut(offset=None):
+        return [c for image, labels in photos for c in photo_tile_crops(
+            image, labels.to_json()["tiles"], size=classifier.imgsz, margin=classifier.margin, offset=offset)]
+
+    crops = cut()
     assert len(crops) == PHOTO_TILES
     probs, _ = classifier.classify([c.image for c in crops])
     pred = [TILE_CLASSES[k] for k in probs.argmax(1)]
     correct = sum(p == c.label for p, c in zip(pred, crops))
     assert correct >= PHOTO_MIN_CORRECT, [(c.label, p) for p, c in zip(pred, crops) if p != c.label]
+    steady = np.ones(len(crops), bool)
+    for offset in box_shifts(0.05):
+        steady &= classifier.classify([c.image for c in cut(offset)])[0].argmax(1) == probs.argmax(1)
+    assert steady.sum() >= PHOTO_MIN_STEADY
 
 
 def test_photo_crop_sets_take_a_renderer_preset_and_refuse_the_held_out_face_pool(tmp_path, shared_dir, monkeypatch):
