@@ -48,9 +48,9 @@ PEN_PARTIAL = 2.0  # neither 13 nor 14 tiles: a partial view (allowed, but unlik
 PEN_OFF_ROW_DRAWN = 0.3  # the winning tile taken from a loose tile beside the hand
 PEN_NEXT_LOOSE = 0.5  # … the second nearest such tile
 LOOSE_NOTE = "winning tile taken from a loose tile beside the hand; could be a discard"
-PEN_NOT_A_SET = 1.5
+PEN_NOT_A_SET = 1.5  # a meld whose (best-guess) classes do not form a set
 STANDING_APART = 0.12  # standing closed tiles' boxes this much higher/lower than flat meld tiles'
-PEN_STANDING_MELD = 1.0  # a meld whose upright tiles are as high as the standing closed ones  # a meld whose (best-guess) classes do not form a set
+PEN_STANDING_MELD = 1.0  # a meld whose upright tiles are as high as the standing closed ones
 # Sideways log-odds (`TileDetection.side_odds`) are fitted to tiles anywhere in a row, where ~1
 # in 20 lies sideways (log-odds −3); at these places the odds differ:
 # The last of 14 touching closed tiles (no gap seen) lies sideways above these log-odds, by how it
