@@ -11,6 +11,12 @@ CLASS_INDEX: dict[str, int] = {name: i for i, name in enumerate(TILE_CLASSES)}
 BACK = "back"
 RED_FIVES = ("0m", "0p", "0s")
 
+
+def plain(label: str) -> str:
+    """Red five → five (for comparing tiles)."""
+    return "5" + label[1] if label[0] == "0" else label
+
+
 # Faces that look the same turned half a turn: they cannot say which way up a row is. The red
 # fives are in: their five circles/sticks are symmetric and the dot, where printed, is small.
 HALF_TURN_SYMMETRIC: frozenset[str] = frozenset(

@@ -23,7 +23,7 @@ from typing import Literal, Sequence
 
 import numpy as np
 
-from vision.classes import BACK
+from vision.classes import BACK, plain
 from vision.recognize import TileDetection, find_rows, row_lines
 from vision.sequence import Groups, SeqTile
 
@@ -120,11 +120,6 @@ def _turned_not_apart(t: TileDetection, pitches: Sequence[float], unit: float) -
     k = np.arange(len(rest))
     slope, icpt = np.polyfit(k, rest, 1)
     return (pitches[-1] - (slope * len(rest) + icpt)) < TOUCHING_SIDEWAYS_STEP * unit
-
-
-def plain(label: str) -> str:
-    """Red five → five (for comparing tiles)."""
-    return "5" + label[1] if label[0] == "0" else label
 
 
 def is_set(labels: Sequence[str], kind: str) -> bool:
@@ -269,8 +264,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         # (one lies beyond the other, as off the row a stacked tile must: 0.3 of a height; a tile
         # beside a sideways one seen along the row overlaps it half at one level)
         if kept and (i in side or kept[-1] in side) and _same_face(tiles[i], tiles[kept[-1]]) and \
-                _overlap(fb[i], fb[kept[-1]]) > 0.5 * min(fb[i][2] - fb[i][0], fb[kept[-1]][2] - fb[kept[-1]][0]) and \
-                _apart_across(fb[i], fb[kept[-1]]) > 0.3:
+                _one_above_other(fb[i], fb[kept[-1]], apart=0.3):
             lower, upper = (kept[-1], i) if fb[kept[-1]][1] > fb[i][1] else (i, kept[-1])
             kept[-1] = lower
             stacked[lower] = upper
@@ -597,12 +591,10 @@ def _apart_across(a: Sequence[float], b: Sequence[float]) -> float:
     return abs((a[1] + a[3]) - (b[1] + b[3])) / 2 / max(min(a[3] - a[1], b[3] - b[1]), 1e-6)
 
 
-def _one_above_other(a: Sequence[float], b: Sequence[float]) -> bool:
+def _one_above_other(a: Sequence[float], b: Sequence[float], apart: float = 0.6) -> bool:
     """Do these two boxes lie at one place along the row (over half the narrower one's width),
-    one clearly above the other (centres over 0.6 of the lower box's height apart)?"""
-    h = min(a[3] - a[1], b[3] - b[1])
-    return (_overlap(a, b) > 0.5 * min(a[2] - a[0], b[2] - b[0])
-            and abs((a[1] + a[3]) - (b[1] + b[3])) / 2 > 0.6 * h)
+    one clearly above the other (centres over `apart` of the lower box's height apart)?"""
+    return _overlap(a, b) > 0.5 * min(a[2] - a[0], b[2] - b[0]) and _apart_across(a, b) > apart
 
 
 def _level_near(fb: dict, row: Sequence[int], x: float, exclude: Sequence[int], k: int = 4) -> float | None:

@@ -21,7 +21,7 @@ from typing import Protocol, Sequence
 import cv2
 import numpy as np
 
-from vision.classes import BACK, HALF_TURN_SYMMETRIC, TILE_CLASSES
+from vision.classes import BACK, HALF_TURN_SYMMETRIC, SUITS, TILE_CLASSES, plain
 
 BoxT = tuple[float, float, float, float]
 
@@ -671,9 +671,9 @@ def _sort_evidence(labels: Sequence[str | None]) -> int:
     (red fives count as fives; None — a sideways or unread tile — and other tiles break pairs)."""
     score = 0
     for a, b in zip(labels, labels[1:]):
-        if a is None or b is None or a == BACK or b == BACK or a[1] != b[1] or a[1] not in "mps":
+        if a is None or b is None or a == BACK or b == BACK or a[1] != b[1] or a[1] not in SUITS:
             continue
-        na, nb = int(a[0]) or 5, int(b[0]) or 5
+        na, nb = int(plain(a)[0]), int(plain(b)[0])
         score += (nb > na) - (nb < na)
     return score
 
