@@ -379,15 +379,19 @@ def export_onnx(weights: Path, out: Path, *, imgsz: int, margin: float, extra_me
     return out
 
 
-def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None, *, caps: dict[Path, int] | None = None) -> Path:
+def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None, *, caps: dict[Path, int] | None = None,
+              boost: dict[str, float] | None = None) -> Path:
     """A training folder of symlinks: every synthetic set's train split (+ real crops); val from the last.
 
     `caps`: at most this many training crops per class from that source (a random subset, seed 0):
-    photo crops hold many more face-down wall tiles than anything else."""
+    photo crops hold many more face-down wall tiles than anything else. `boost`: tile label -> factor
+    on those caps for that label (upright and turned): weak classes get more *distinct* crops rather
+    than repeated ones or a loss weight the ultralytics classify trainer has no cheap knob for."""
     names = class_names_75()
     if out.exists():
         shutil.rmtree(out)
     caps = caps or {}
+    boost = boost or {}
     with_val = [d for d in synth_dirs if any((d / "val").rglob("*.png"))]
     for split, sources in (("train", synth_dirs + ([real_dir] if real_dir else [])), ("val", with_val[-1:])):
         for cls, name in enumerate(names):
@@ -397,6 +401,8 @@ def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None, *, caps:
                 sd = src / split / folder_name(cls, name)
                 files = [f for f in sorted(sd.glob("*.png")) if not f.name.endswith(".tmp.png")] if sd.is_dir() else []
                 cap = caps.get(src)
+                if cap is not None:
+                    cap = int(round(cap * boost.get(name.replace(FLIP_SUFFIX, ""), 1.0)))
                 if split == "train" and cap is not None and len(files) > cap:
                     keep = np.random.default_rng([0, cls]).choice(len(files), cap, replace=False)
                     files = [files[k] for k in sorted(keep)]
@@ -445,6 +451,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photo-views", type=int, default=2, choices=(2, 3),
                     help="views per photo when rendering photo crops (3: + hand tiles with boxes moved by N(0, 8 %%))")
     ap.add_argument("--photo-gen", choices=sorted(GENERATORS), default="v4", help="face generator of the photo crops")
+    ap.add_argument("--boost", nargs="+", default=[], metavar="LABEL=FACTOR",
+                    help="multiply the photo caps of these tile labels (both ways up), e.g. 1m=1.5 1z=1.5")
     ap.add_argument("--save-period", type=int, default=-1, help="also keep the weights of every N-th epoch")
     ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
     ap.add_argument("--render-only", action="store_true")
@@ -514,7 +522,16 @@ def main(argv: list[str] | None = None) -> int:
     synth_dirs += photo_dirs
     tag = "+".join(d.name.replace("synth_", "") for d in synth_dirs) + ("+cn" if real_dir else "")
     caps = photo_caps or None
-    data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir, caps=caps)
+    try:
+        boost = {k: float(v) for k, v in (b.split("=") for b in args.boost)}
+    except ValueError:
+        print(f"error: --boost takes LABEL=FACTOR, got {args.boost}", file=sys.stderr)
+        return 2
+    unknown = sorted(set(boost) - set(class_names_75()))
+    if unknown:
+        print(f"error: --boost: unknown labels {unknown}", file=sys.stderr)
+        return 2
+    data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir, caps=caps, boost=boost)
     name = args.name or f"{data.name}_e{args.epochs}"
     run_dir = CACHE / "runs" / name
     t0 = time.time()

@@ -324,3 +324,26 @@ def test_third_photo_view_adds_shifted_hand_crops_and_keeps_the_first_two(tmp_pa
     third = {k for k in new if k.stem.endswith("_2")}
     assert old and {k: v for k, v in new.items() if k not in third} == old
     assert 0 < len(third) < len(old) / 2  # hand tiles only, in one view
+
+
+def test_build_mix_boost_raises_the_photo_cap_of_weak_labels_both_ways_up(tmp_path, monkeypatch):
+    """`--boost 1m=1.5` (run 10): the man numerals read worst, so their photo cap is raised and they
+    get more *distinct* crops; other labels keep the cap, uncapped sources are untouched."""
+    monkeypatch.syspath_prepend(str(REPO / "datasets"))
+    from train_classifier import build_mix, folder_name
+
+    names = class_names_75()
+    src, extra = tmp_path / "photos", tmp_path / "v3"
+    for root, n in ((src, 10), (extra, 3)):
+        for i, name in enumerate(names):
+            d = root / "train" / folder_name(i, name)
+            d.mkdir(parents=True)
+            for k in range(n):
+                (d / f"c{k:02d}.png").write_bytes(b"x")
+    (src / "val" / folder_name(0, names[0])).mkdir(parents=True)
+    (src / "val" / folder_name(0, names[0]) / "v.png").write_bytes(b"x")
+    mix = build_mix(tmp_path / "mix", [extra, src], None, caps={src: 4}, boost={"1m": 1.5})
+    count = {name: len(list((mix / "train" / folder_name(i, name)).iterdir())) for i, name in enumerate(names)}
+    assert count["1m"] == count["1m@180"] == 3 + 6
+    assert count["2m"] == count["back"] == count["7z@180"] == 3 + 4
+    assert len(list((mix / "val").rglob("*.png"))) == 1
