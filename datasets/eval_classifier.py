@@ -149,9 +149,11 @@ def _set_size(set_dir: Path) -> int:
 PHOTO_DEGRADED_RULE = "visible share < 0.7 or the tile's box < 24 px on its long side"
 
 
-def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = None, offset=None):
+def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = None, offset=None,
+                keep_patch: bool = False):
     """(crops, entries) for the hand tiles of the photos of a `tsumo_synth.photos` set (`offset`:
-    every box edge moved by these shares of the box, see `photo_tile_crops`)."""
+    every box edge moved by these shares of the box, see `photo_tile_crops`; `keep_patch`: entries
+    also hold the patch and box each crop was cut from, for test-time augmentation)."""
     from tsumo_synth.crops import photo_tile_crops
 
     rows = [json.loads(line) for line in (set_dir / "labels.jsonl").read_text().splitlines() if line.strip()]
@@ -160,17 +162,33 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
         if not any(t["in_hand"] for t in row["tiles"]):
             continue
         image = cv2.imread(str(set_dir / row["image"]))[..., ::-1].copy()
-        for c in photo_tile_crops(image, row["tiles"], size=size, margin=margin, offset=offset):
+        for c in photo_tile_crops(image, row["tiles"], size=size, margin=margin, offset=offset, keep_patch=keep_patch):
             crops.append(c.image)
             entries.append({"image": row["image"], "label": c.label, "sideways": c.sideways, "flipped": c.flipped,
                             "degraded": bool(c.visible < 0.7 or c.long_px < 24), "long_px": c.long_px,
-                            "visible": c.visible})
+                            "visible": c.visible, **({"patch": c.patch, "box": c.box} if keep_patch else {})})
     return crops, entries
 
 
+def _classify_photo_tiles(clf: TileClassifier, set_dir: Path, *, limit: int | None = None, offset=None):
+    """(probs, flips, entries) of a photo set's hand tiles, read as the reader reads them: with the
+    classifier's test-time augmentation (`TileClassifier.classify_boxes`) when it has one."""
+    tta = clf.tta_below is not None
+    crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit, offset=offset, keep_patch=tta)
+    if not tta:
+        return (*_classify_all(clf, crops), entries)
+    probs, flips = [], []
+    for i in range(0, len(entries), 256):
+        part = entries[i:i + 256]
+        p, f = clf.classify_boxes([e.pop("patch") for e in part], [e.pop("box") for e in part],
+                                  [e["sideways"] for e in part])
+        probs.append(p)
+        flips.append(f)
+    return np.concatenate(probs), np.concatenate(flips), entries
+
+
 def eval_photos(clf: TileClassifier, set_dir: Path, *, limit: int | None = None) -> dict:
-    crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit)
-    probs, flips = _classify_all(clf, crops)
+    probs, flips, entries = _classify_photo_tiles(clf, set_dir, limit=limit)
     truth = [e["label"] for e in entries]
     pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
     fpred = [bool(f[1] > f[0]) for f in flips]
@@ -201,17 +219,17 @@ def eval_steadiness(clf: TileClassifier, set_dir: Path, *, shift: float = 0.05, 
     """Does the read stay the same when the box moves? Share of the hand tiles whose class under
     every one of `box_shifts(shift)` equals the class read from the exact box ("steady"), the
     share read right under all seven boxes, and the accuracy over the shifted boxes."""
-    crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit)
-    base = _classify_all(clf, crops)[0].argmax(1)
+    probs, _, entries = _classify_photo_tiles(clf, set_dir, limit=limit)
+    base = probs.argmax(1)
     truth = np.array([TILE_CLASSES.index(e["label"]) for e in entries])
     same = np.ones(len(entries), bool)
     right = base == truth
     shifted_right = []
     for off in box_shifts(shift):
-        c2, e2 = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit, offset=off)
-        if len(c2) != len(crops):  # a box may degenerate only for absurd shifts
-            raise ValueError(f"shift {off}: {len(c2)} crops for {len(crops)} tiles")
-        pred = _classify_all(clf, c2)[0].argmax(1)
+        p2, _, e2 = _classify_photo_tiles(clf, set_dir, limit=limit, offset=off)
+        if len(e2) != len(entries):  # a box may degenerate only for absurd shifts
+            raise ValueError(f"shift {off}: {len(e2)} crops for {len(entries)} tiles")
+        pred = p2.argmax(1)
         same &= pred == base
         right &= pred == truth
         shifted_right.append(float((pred == truth).mean()))
@@ -327,6 +345,9 @@ def main(argv: list[str] | None = None) -> int:
                          "none: skip")
     ap.add_argument("--steady", type=float, default=None, metavar="SHIFT",
                     help="also measure box-shift steadiness on the first photo set (boxes moved by SHIFT, e.g. 0.05)")
+    ap.add_argument("--tta", default="model", metavar="BELOW",
+                    help="test-time augmentation of the photo sets: re-read tiles whose top probability is under "
+                         "BELOW from shifted boxes ('model': as the model records, 'off': never)")
     ap.add_argument("--no-real-dev", action="store_true")
     ap.add_argument("--chinese", default="test", help="Chinese split to measure, or 'none'")
     ap.add_argument("--workers", type=int, default=2)
@@ -337,8 +358,14 @@ def main(argv: list[str] | None = None) -> int:
     if not args.model.is_file():
         print(f"eval_classifier: error: model not found: {args.model}", file=sys.stderr)
         return 2
-    clf = TileClassifier(args.model, threads=args.threads)
-    results: dict = {"model": str(args.model), "size_mb": round(args.model.stat().st_size / 1e6, 2), "imgsz": clf.imgsz}
+    try:
+        tta = {"model": "model", "off": None}[args.tta] if args.tta in ("model", "off") else float(args.tta)
+    except ValueError:
+        print(f"eval_classifier: error: --tta takes a probability, 'model' or 'off', got {args.tta!r}", file=sys.stderr)
+        return 2
+    clf = TileClassifier(args.model, threads=args.threads, tta_below=tta)
+    results: dict = {"model": str(args.model), "size_mb": round(args.model.stat().st_size / 1e6, 2), "imgsz": clf.imgsz,
+                     "tta_below": clf.tta_below}
     photo_sets = [p for p in args.photos if (p / "labels.jsonl").is_file()]
     for p in args.photos:
         if p not in photo_sets:

@@ -59,6 +59,22 @@ def crop_tile(image_rgb: np.ndarray, box_xyxy: Sequence[float], sideways: bool, 
     return cv2.resize(patch, (out_w, out_h), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
 
 
+# Test-time augmentation (`TileClassifier.classify_boxes`): the box moved by this share of its
+# width left and right and of its height up and down.
+TTA_SHIFT = 0.04
+
+
+def tta_boxes(s: float) -> list[tuple[float, float, float, float]]:
+    """Edge offsets (x0, y0, x1, y1, shares of the box's width/height) of the re-read boxes."""
+    return [(s, 0, s, 0), (-s, 0, -s, 0), (0, s, 0, s), (0, -s, 0, -s)]
+
+
+def shift_box(box: Sequence[float], offset: Sequence[float]) -> tuple[float, float, float, float]:
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    return (x1 + offset[0] * w, y1 + offset[1] * h, x2 + offset[2] * w, y2 + offset[3] * h)
+
+
 def class_names_75() -> list[str]:
     """The model's own output order: 38 upright labels, then the 37 face-up labels turned 180°."""
     return list(TILE_CLASSES) + [f"{c}{FLIP_SUFFIX}" for c in TILE_CLASSES if c != BACK]
@@ -83,7 +99,11 @@ def fold_outputs(p: np.ndarray, names: Sequence[str]) -> tuple[np.ndarray, np.nd
 class TileClassifier:
     """The ONNX crop classifier on onnxruntime (no torch). Load once, pass the object around."""
 
-    def __init__(self, path: str | Path = DEFAULT_MODEL, threads: int = 2):
+    def __init__(self, path: str | Path = DEFAULT_MODEL, threads: int = 2, *,
+                 tta_below: float | None | str = "model", tta_shift: float = TTA_SHIFT):
+        """`tta_below`: tiles whose top probability is under this are read again from box-shifted
+        crops and the reads averaged (`classify_boxes`); "model" takes the value recorded in the
+        model (`tsumo_tta_below`, absent = off), None turns it off."""
         import onnxruntime as ort
 
         path = Path(path)
@@ -101,10 +121,50 @@ class TileClassifier:
         names = meta.get("tsumo_classes")
         self.names: list[str] = json.loads(names) if names else class_names_75()
         self.path = path
+        if tta_below == "model":
+            tta_below = float(meta["tsumo_tta_below"]) if meta.get("tsumo_tta_below") else None
+        self.tta_below: float | None = None if tta_below is None else float(tta_below)
+        self.tta_shift = float(tta_shift)
 
     def crop(self, image_rgb: np.ndarray, box_xyxy: Sequence[float], sideways: bool, flip: bool = False) -> np.ndarray:
         """`crop_tile` with this model's recorded input size and margin."""
         return crop_tile(image_rgb, box_xyxy, sideways, flip, size=self.imgsz, margin=self.margin)
+
+    def classify_boxes(self, images: Sequence[np.ndarray], boxes: Sequence[Sequence[float]],
+                       sideways: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
+        """Cut box i out of images[i] (`crop`) and classify, with test-time augmentation when
+        `tta_below` is set: a tile read with top probability under it is cut again from the
+        `tta_boxes` of its box and the model's probabilities of all its crops are averaged. The
+        detector's box of one tile moves by a few pixels between photos, and an unsure read swings
+        with it; averaging over nearby boxes steadies it, and only unsure tiles pay for the extra
+        crops (one more ONNX call per photo at most)."""
+        if len(boxes) == 0:
+            return self.classify([])
+        raw = self.predict_raw([self.crop(im, b, bool(s)) for im, b, s in zip(images, boxes, sideways)])
+        if self.tta_below is not None:
+            probs, _ = fold_outputs(raw, self.names)
+            unsure = np.flatnonzero(probs.max(1) < self.tta_below)
+            if len(unsure):
+                shifts = tta_boxes(self.tta_shift)
+                extra = self.predict_raw([self.crop(images[i], shift_box(boxes[i], o), bool(sideways[i]))
+                                          for i in unsure for o in shifts])
+                extra = extra.reshape(len(unsure), len(shifts), -1)
+                raw[unsure] = (raw[unsure] + extra.sum(1)) / (1 + len(shifts))
+        return fold_outputs(raw, self.names)
+
+    def classify_tiles(self, image: np.ndarray, frame, frame_boxes: np.ndarray,
+                       sideways: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`vision.recognize`'s hook: each frame box cut out of the photo turned into the row's frame
+        (`extract_patch`, once per box), then `classify_boxes`."""
+        from vision.recognize import extract_patch  # the reader's patch cut; recognize imports us lazily
+
+        patches: dict[tuple[float, ...], tuple[np.ndarray, Sequence[float]]] = {}
+        for fb in frame_boxes:
+            key = tuple(float(v) for v in fb)
+            if key not in patches:
+                patches[key] = extract_patch(image, frame, fb)
+        cut = [patches[tuple(float(v) for v in fb)] for fb in frame_boxes]
+        return self.classify_boxes([c[0] for c in cut], [c[1] for c in cut], [bool(s) for s in sideways])
 
     def classify(self, crops: np.ndarray | list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """Crops (N×S×S×3 uint8 RGB, or a list of such crops) → (probs N×38, flip N×2), one ONNX call."""

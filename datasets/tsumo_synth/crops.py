@@ -369,6 +369,8 @@ class PhotoTileCrop:
     sideways: bool
     long_px: float          # the tile's box, long side, in photo pixels
     visible: float
+    patch: np.ndarray | None = None   # with keep_patch: the patch the crop was cut from ...
+    box: tuple[float, float, float, float] | None = None  # ... and the tile's box in it (re-cuts, TTA)
 
     @property
     def class_name(self) -> str:
@@ -378,8 +380,8 @@ class PhotoTileCrop:
 def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_SIZE, margin: float = CROP_MARGIN,
                      hand_only: bool = True, min_visible: float = 0.0, min_px: float = 0.0,
                      rng: np.random.Generator | None = None, jitter: float = 0.0,
-                     turn_hand: float = 0.0, offset: tuple[float, float, float, float] | None = None
-                     ) -> list[PhotoTileCrop]:
+                     turn_hand: float = 0.0, offset: tuple[float, float, float, float] | None = None,
+                     keep_patch: bool = False) -> list[PhotoTileCrop]:
     """Cut the labelled tiles of a rendered photo (`PhotoLabels.to_json()["tiles"]`) as the reader
     does: photo turned into the hand's frame (`vision.recognize.extract_patch`), the box a detector
     draws (the tile's visible pixels), `crop_tile` with the tile's true sideways flag. Tiles outside
@@ -387,7 +389,8 @@ def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_
     then turned 180° half of the time (`rng`); hand tiles with probability `turn_hand` (a hand
     read in a frame turned the wrong way). `jitter` moves each box edge by N(0, jitter) of its
     size (detector looseness); `offset` moves the edges (x0, y0, x1, y1) by these fixed shares
-    of the box's width/height instead (box-shift steadiness measure)."""
+    of the box's width/height instead (box-shift steadiness measure). `keep_patch`: also return the
+    patch and box each crop was cut from (to cut it again, e.g. for test-time augmentation)."""
     from vision.recognize import extract_patch
 
     hand = sorted((t for t in tiles if t["in_hand"]), key=lambda t: t["index"])
@@ -417,7 +420,8 @@ def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_
         turn = bool(t["cls"] != BACK and rng is not None and rng.random() < (0.5 if own else turn_hand))
         crop = crop_tile(patch, inner, sideways, turn, size=size, margin=margin)
         flipped = None if t["cls"] == BACK else (_face_flipped(fr, t, sideways) != turn)
-        out.append(PhotoTileCrop(crop, t["cls"], flipped, bool(t["in_hand"]), sideways, long_px, float(t["visible"])))
+        out.append(PhotoTileCrop(crop, t["cls"], flipped, bool(t["in_hand"]), sideways, long_px, float(t["visible"]),
+                                 patch if keep_patch else None, tuple(float(v) for v in inner) if keep_patch else None))
     return out
 
 

@@ -347,3 +347,53 @@ def test_build_mix_boost_raises_the_photo_cap_of_weak_labels_both_ways_up(tmp_pa
     assert count["1m"] == count["1m@180"] == 3 + 6
     assert count["2m"] == count["back"] == count["7z@180"] == 3 + 4
     assert len(list((mix / "val").rglob("*.png"))) == 1
+
+
+def test_classify_boxes_without_tta_is_crop_then_classify_and_with_it_averages_the_shifted_reads(shared_dir):
+    """Test-time augmentation (`TileClassifier.classify_boxes`): off, it is exactly `crop` +
+    `classify`; a tile whose top probability is under `tta_below` is read again from the
+    `tta_boxes` of its box and the model's probabilities averaged; sure tiles are left alone."""
+    from vision.classify import shift_box, tta_boxes
+    from vision.io import load_image
+
+    doc = json.loads(BOXES.read_text())
+    tiles = [t for t in doc["tiles"] if t["image"] == "toby_test.jpeg"][:5]
+    image = load_image(shared_dir / "data" / "real-dev" / "toby_test.jpeg")
+    boxes, side = [t["box"] for t in tiles], [t["sideways"] for t in tiles]
+    plain = TileClassifier(MODEL, threads=1, tta_below=None)
+    assert plain.tta_below is None
+    want = plain.classify([plain.crop(image, b, s) for b, s in zip(boxes, side)])
+    got = plain.classify_boxes([image] * 5, boxes, side)
+    assert np.allclose(got[0], want[0], atol=1e-6) and np.allclose(got[1], want[1], atol=1e-6)
+    never = TileClassifier(MODEL, threads=1, tta_below=0.0).classify_boxes([image] * 5, boxes, side)
+    assert np.allclose(never[0], want[0], atol=1e-6)
+    always = TileClassifier(MODEL, threads=1, tta_below=1.01, tta_shift=0.04)
+    raw = np.stack([plain.predict_raw([plain.crop(image, shift_box(b, o), s) for o in [(0, 0, 0, 0)] + tta_boxes(0.04)])
+                    .mean(0) for b, s in zip(boxes, side)])
+    mean = fold_outputs(raw, plain.names)
+    got = always.classify_boxes([image] * 5, boxes, side)
+    assert np.allclose(got[0], mean[0], atol=1e-5) and np.allclose(got[1], mean[1], atol=1e-5)
+    assert not np.allclose(got[0], want[0], atol=1e-4)  # the shifted crops did change the probabilities
+    assert always.classify_boxes([], [], [])[0].shape == (0, 38)
+
+
+def test_classify_tiles_cuts_like_the_reader(shared_dir):
+    """`classify_tiles` (recognize's hook) = `extract_patch` + `crop` + `classify`, the reader's own
+    cut, when TTA is off: offering the hook changes no read."""
+    from vision.io import load_image
+    from vision.recognize import Frame, extract_patch
+
+    doc = json.loads(BOXES.read_text())
+    tiles = [t for t in doc["tiles"] if t["image"] == "lietxia_70008812.jpg"][:6]
+    image = load_image(shared_dir / "data" / "real-dev" / "lietxia_70008812.jpg")
+    frame = Frame(3.0, (image.shape[1] / 2, image.shape[0] / 2))
+    fboxes = frame.boxes_to_frame(np.array([t["box"] for t in tiles], float))
+    side = np.array([t["sideways"] for t in tiles])
+    clf = TileClassifier(MODEL, threads=1, tta_below=None)
+    crops = []
+    for fb, s in zip(fboxes, side):
+        patch, inner = extract_patch(image, frame, fb)
+        crops.append(clf.crop(patch, inner, bool(s)))
+    want = clf.classify(crops)
+    got = clf.classify_tiles(image, frame, fboxes, side)
+    assert np.allclose(got[0], want[0], atol=1e-6) and np.allclose(got[1], want[1], atol=1e-6)
