@@ -45,13 +45,17 @@ class PhotoReader:
         t0 = time.perf_counter()
         rec = recognize(image, self.detector, self.classifier, classify_all=self.classify_all)
         t1 = time.perf_counter()
-        reading = self._read(rec, players)
+        reading = self._read_either_side(rec, players)
         reading.timings["layout_ms"] = (time.perf_counter() - t1) * 1000
-        if reading.hand is None and rec.other_rows:  # no hand in that row: try the next at another angle
-            # (the photo's boxes, rows and first-pass classes are the same: not found again)
-            rec2 = recognize(image, self.detector, self.classifier, classify_all=self.classify_all, row_rank=1,
+        # no hand in that row: try the next rows at other angles, likeliest first (another
+        # player's hand or discards nearer the camera can look likelier than the hand seen askew);
+        # the photo's boxes, rows and first-pass classes are the same: not found again
+        for rank in range(1, rec.other_rows + 1):
+            if reading.hand is not None:
+                break
+            rec2 = recognize(image, self.detector, self.classifier, classify_all=self.classify_all, row_rank=rank,
                              survey=rec.survey)
-            second = self._read(rec2, players)
+            second = self._read_either_side(rec2, players)
             if second.hand is not None:
                 second.notes.append("the hand was read in a row at another angle than the likeliest one")
                 second.timings["layout_ms"] = reading.timings["layout_ms"]
@@ -59,11 +63,32 @@ class PhotoReader:
         reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
         return reading
 
+    @classmethod
+    def _read_either_side(cls, rec, players: int) -> Reading:
+        """Read the recognised tiles; when another level row could be the hand and its own faces
+        say its owner sits across from where the likeliest row's say, and the hand was not found
+        elsewhere (none, or in that row), read the photo turned around too and keep the hand found
+        in that row then (the same tiles and classes: nothing is classified again)."""
+        reading = cls._read(rec, players)
+        if rec.other_side and (reading.hand is None or _read_in(reading, rec.other_side)):
+            second = cls._read(rec.turned_around(), players)
+            if second.hand is not None and _read_in(second, rec.other_side):
+                second.notes.append("the hand was read with its owner on the other side of the row than the "
+                                    "likeliest row's faces said")
+                reading = second
+        return reading
+
     @staticmethod
     def _read(rec, players: int) -> Reading:
         angle = (-rec.frame.angle + 180.0) % 360.0 - 180.0 if rec.tiles else None
         return read_hand(rec.tiles, players=players, row_angle=angle, image_size=rec.image_size,
                          timings=rec.timings)
+
+
+def _read_in(reading: Reading, row: tuple[int, ...]) -> bool:
+    """Was the hand (most of its tiles) read in this row?"""
+    used = [i for g in reading.groups for i in g.tiles]
+    return bool(used) and 2 * sum(i in set(row) for i in used) > len(used)
 
 
 def _model(models_dir: Path, name: str) -> Path:

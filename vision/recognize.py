@@ -416,6 +416,18 @@ class Recognition:
     timings: dict[str, float] = field(default_factory=dict)  # milliseconds
     other_rows: int = 0  # rows at other angles that could be the hand (see `recognize(row_rank=)`)
     survey: "Survey | None" = None  # the photo's boxes, rows and first-pass classes (for another row)
+    # another level row that could be the hand, whose own faces say its owner sits on the other
+    # side (its tiles; see `turned_around`: the reader reads it so when the hand is not found
+    # elsewhere)
+    other_side: tuple[int, ...] = ()
+
+    def turned_around(self) -> "Recognition":
+        """The same tiles read with the owner on the other side of the row: the frame turned by
+        180°, every tile's face turned with it (the classes do not change)."""
+        tiles = [replace(t, frame_box=(-t.frame_box[2], -t.frame_box[3], -t.frame_box[0], -t.frame_box[1]),
+                         rotation=(t.rotation + 180) % 360 if t.label is not None else t.rotation)
+                 for t in self.tiles]
+        return replace(self, tiles=tiles, frame=self.frame.turned(180.0), other_side=())
 
 
 @dataclass(frozen=True)
@@ -644,6 +656,59 @@ def _classify(classifier: Classifier, image: np.ndarray, frame: Frame, frame_box
     return classifier.classify(crops)
 
 
+def _hand_like_rows(row: Sequence[int], others: Sequence[Sequence[int]], frame_boxes: np.ndarray,
+                    labels: dict[int, str]) -> list[Sequence[int]]:
+    """The photo's level rows the layout could take for the hand, likeliest first, by the score
+    of `vision.layout.candidate_rows` over classified tiles (many, large tiles; face-down ones and
+    faces beyond the four a set holds count little); the row the photo was turned for first on a
+    tie, and only rows scoring at least 0.6 × the best (the layout's cut)."""
+    def score(members: Sequence[int]) -> float:
+        read = [int(k) for k in members if int(k) in labels]
+        if len(read) < 2:
+            return 0.0
+        b = frame_boxes[read]
+        unit = float(np.median(np.sqrt(np.maximum(b[:, 2] - b[:, 0], 1e-6) * np.maximum(b[:, 3] - b[:, 1], 1e-6))))
+        faces = [labels[k] for k in read if labels[k] != BACK]
+        counts: dict[str, int] = {}
+        for f in faces:
+            counts[f] = counts.get(f, 0) + 1
+        backs = (len(read) - len(faces) + sum(max(0, c - 4) for c in counts.values())) / len(read)
+        return unit * len(read) * (1.15 - backs)
+
+    rows = [tuple(row)] + [tuple(o) for o in others if tuple(o) != tuple(row)]
+    scored = sorted(((score(r), -k, r) for k, r in enumerate(rows)), reverse=True)
+    return [r for sc, _, r in scored if sc >= 0.6 * scored[0][0] and sc > 0] or [tuple(row)]
+
+
+def _owner_vote(row: Sequence[int], pos: dict[int, int], probs: np.ndarray, flips: np.ndarray,
+                sideways: np.ndarray, frame_boxes: np.ndarray, frame_angle: float) -> float:
+    """Log-odds that the row's owner sits across it (above, in the frame), not below.
+
+    Upright faces vote, each weighed by how likely its face shows an up at all (face-down
+    tiles and half-turn-symmetric faces such as 1p, 8p or a blank white abstain: the flip head
+    can only guess them from the body, which swung real rows). Players sort their hands:
+    numbers of one suit rising left to right say the owner sits below the row, falling ones that
+    the row is seen from across (discards of the player across in line with the hand can outvote
+    its faces, many of which abstain); one pair either way is as likely by chance: only what
+    goes beyond it counts. Most photos of a hand are taken from its owner's seat: a weak prior
+    for the owner's side being the photo's bottom, which a row's faces overturn at once when
+    seen from across."""
+    vote = 0.0
+    for k in row:
+        n = pos.get(int(k))
+        if n is None:
+            continue
+        weight = 1.0 - float(probs[n][SYMMETRIC_OR_BACK].sum())
+        p_flip = float(np.clip(flips[n][1], 1e-4, 1 - 1e-4))
+        vote += weight * math.log(p_flip / (1 - p_flip))
+    order_evidence = _sort_evidence([TILE_CLASSES[int(np.argmax(probs[pos[int(k)]]))]
+                                     if int(k) in pos and not sideways[k] else None
+                                     for k in sorted(row, key=lambda i: frame_boxes[i, 0])])
+    vote -= SORT_WEIGHT * math.copysign(max(0, abs(order_evidence) - 1), order_evidence)
+    vote -= PHOTO_UP_PRIOR * math.cos(math.radians(frame_angle))
+    return vote
+
+
 def _pick_row(rows: list[Row], p_back: np.ndarray) -> Row:
     """The hand among candidate rows: a wall is as long as a hand, but shows its backs."""
     return max(rows[:4], key=lambda r: r.score * (1.15 - float(np.mean(p_back[list(r.indices)]))))
@@ -819,29 +884,19 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         probs, flips = probs[:n], flips[:n]
     timings["classify_ms"] = (time.perf_counter() - t2) * 1000
 
-    # Which side is the owner's: upright faces of the row vote, each weighed by how likely its
-    # face shows an up at all (face-down tiles and half-turn-symmetric faces such as 1p, 8p or a
-    # blank white abstain: the flip head can only guess them from the body, which swung real rows).
-    vote = 0.0
+    # Which side is the owner's: the faces of the row the layout will take for the hand vote
+    # (with face-down tiles counting little, another level row can be likelier than the one the
+    # photo was turned for: in a photo from above, discards and a wall can line up longer than
+    # the hand), and when another row could be the hand too, whether its own faces say the other
+    # side is kept: the reader reads the photo turned around when the first reading makes no hand.
     pos = {int(k): n for n, k in enumerate(todo)}
-    for k in row_idx:
-        n = pos.get(int(k))
-        if n is None:
-            continue
-        weight = 1.0 - float(probs[n][SYMMETRIC_OR_BACK].sum())
-        p_flip = float(np.clip(flips[n][1], 1e-4, 1 - 1e-4))
-        vote += weight * math.log(p_flip / (1 - p_flip))
-    # Players sort their hands: numbers of one suit rising left to right say the owner sits
-    # below the row, falling ones that the row is seen from across (discards of the player
-    # across in line with the hand can outvote its faces, many of which abstain).
-    # (one pair either way is as likely by chance: only what goes beyond it counts)
-    order_evidence = _sort_evidence([TILE_CLASSES[int(np.argmax(probs[pos[int(k)]]))]
-                                     if int(k) in pos and not sideways[k] else None
-                                     for k in sorted(row_idx, key=lambda i: frame_boxes[i, 0])])
-    vote -= SORT_WEIGHT * math.copysign(max(0, abs(order_evidence) - 1), order_evidence)
-    # Most photos of a hand are taken from its owner's seat: a weak prior for the owner's side
-    # being the photo's bottom, which a row's faces overturn at once when seen from across.
-    vote -= PHOTO_UP_PRIOR * math.cos(math.radians(frame.angle))
+    hand_rows = _hand_like_rows(row_idx, [r.indices for r in frame_rows], frame_boxes,
+                                {k: TILE_CLASSES[int(np.argmax(probs[n]))] for k, n in pos.items()})
+    if row_rank:  # (a row at another angle is read because the likeliest made no hand: its own faces vote)
+        hand_rows = [tuple(row_idx)] + [r for r in hand_rows if r != tuple(row_idx)]
+    votes = [_owner_vote(r, pos, probs, flips, sideways, frame_boxes, frame.angle) for r in hand_rows[:2]]
+    vote = votes[0]
+    other_side = tuple(int(i) for i in hand_rows[1]) if len(votes) > 1 and (votes[1] > 0) != (vote > 0) else ()
     owner_flip = vote > 0
     if owner_flip:
         frame = frame.turned(180.0)
@@ -867,4 +922,4 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             turned = tuple(Candidate(TILE_CLASSES[int(c)], float(q[c])) for c in np.argsort(-q)[:TOP_K])
         tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k]), turned,
                                    float(shape_odds[k])))
-    return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others), survey)
+    return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others), survey, other_side)

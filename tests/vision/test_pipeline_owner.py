@@ -56,3 +56,61 @@ def test_hand_of_symmetric_faces_seen_from_across_reads_in_its_owners_order():
     reading = PhotoReader(detector=_Boxes(boxes), classifier=_Faces(boxes, labels)).read(np.zeros((600, 900, 3), np.uint8))
     assert reading.sequence == " ".join(hand)
     assert abs(reading.row_angle) > 90  # the owner sits at the photo's top
+
+
+class _FacingFaces(_Faces):
+    """Reads each box as its label; each tile's face has its own up: towards the photo's bottom
+    (its owner sits there) or, for tiles in `across`, towards the top."""
+
+    def __init__(self, boxes, labels, across):
+        super().__init__(boxes, labels)
+        self.across = set(across)
+
+    def classify_tiles(self, image, frame, frame_boxes, sideways):
+        probs, flips = super().classify_tiles(image, frame, frame_boxes, sideways)
+        for n, fb in enumerate(frame_boxes):
+            c = frame.to_photo(np.array([[(fb[0] + fb[2]) / 2, (fb[1] + fb[3]) / 2]]))[0]
+            k = int(np.argmin(np.hypot(*(self.centres - c).T)))
+            turned = 90 < frame.angle % 360 < 270
+            flips[n] = (0.05, 0.95) if (k in self.across) != turned else (0.95, 0.05)
+        return probs, flips
+
+
+def _level_row(x0, y, n, w=40, h=55, step=42, apart_after=None):
+    boxes = []
+    for k in range(n):
+        x = x0 + step * k + (18 if apart_after is not None and k > apart_after else 0)
+        boxes.append((x, y, x + w, y + h))
+    return boxes
+
+
+def test_hand_row_below_another_players_likelier_row_reads_in_its_owners_order():
+    """Another player's standing hand (13 tiles, larger, its faces towards the photo's top) lies
+    level with the hand in the photo and looks likelier; its faces turn the photo around, the
+    hand then reads reversed and makes none. The reader reads the photo turned around: the hand
+    row's own faces said its owner sits at the bottom (seen on tune renders, 700415)."""
+    other = "1m 4m 7m 2p 5p 8p 3s 6s 9s 1z 2z 3z 4z".split()
+    hand = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2z 2z 2z".split()
+    boxes = _level_row(100, 120, 13, w=46, h=62, step=48) + _level_row(100, 600, 14, apart_after=12)
+    labels = other + hand
+    cls = _FacingFaces(boxes, labels, across=range(13))
+    reading = PhotoReader(detector=_Boxes(boxes), classifier=cls).read(np.zeros((800, 1000, 3), np.uint8))
+    assert reading.sequence == " ".join(hand[:13]) + " | 2z"
+    assert any("other side" in n for n in reading.notes)
+    assert abs(reading.row_angle) < 90  # the owner at the photo's bottom
+
+
+def test_hand_like_rows_count_face_down_tiles_little():
+    """The owner's side is voted by the row the layout will take for the hand: a row of many
+    face-down tiles (a wall) with some faces in line ranks below a shorter row of faces."""
+    from vision.recognize import _hand_like_rows
+
+    boxes = np.array(_level_row(0, 0, 18) + _level_row(0, 300, 14), float)
+    labels = {k: "back" if k < 12 else "5m" if k < 16 else "1p" for k in range(18)}
+    labels.update({18 + k: lab for k, lab in enumerate("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2z 2z 2z".split())})
+    wall, hand = tuple(range(18)), tuple(range(18, 32))
+    assert _hand_like_rows(wall, [wall, hand], boxes, labels)[0] == hand
+    # a tie keeps the row the photo was turned for first
+    twin = {**labels, **{k: labels[18 + k] for k in range(14)}}
+    first, second = tuple(range(14)), hand
+    assert _hand_like_rows(second, [first, second], boxes, twin)[:2] == [second, first]
