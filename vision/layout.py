@@ -81,6 +81,9 @@ END_TRIM = 3  # … at the far end of a stretch beyond a gap, when the stretch i
 PEN_TRIM = 1.0  # a tile at an end of the row left out of the hand (it lies in line with it)
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
 STACKED_FACE_P = 0.005  # a tile lying on a sideways one is its added kan tile if it can show its face this likely
+# a tile whose sideways log-odds lie under −this is surely upright (the band `vision.recognize`
+# reads both ways is ±6): no added kan pairs it with a sideways tile lying beyond it
+SURE_UPRIGHT = 6.0
 DUPLICATE_OVERLAP = 0.65  # two row boxes overlapping this much of the narrower one's width: one tile twice
 
 
@@ -270,10 +273,13 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
             stacked[lower] = upper
             side |= {lower, upper}
             continue
-        if kept and BACK not in (tiles[i].label, tiles[kept[-1]].label) and _one_above_other(fb[i], fb[kept[-1]]):
+        if kept and _one_above_other(fb[i], fb[kept[-1]]):
             # two tiles at one place along the row, one above the other, and no added kan: the
-            # one off the row's level lies beyond it (a discard in line with a leaning row)
-            level = _level_near(fb, row_idx, (fb[i][0] + fb[i][2]) / 2, exclude=(i, kept[-1]))
+            # one off the row's level lies beyond it (a discard in line with a leaning row, the
+            # wall behind the hand showing above it), the level taken from the faces near it
+            faces = [k for k in row_idx if tiles[k].label not in (None, BACK)]
+            level = _level_near(fb, faces if len(faces) >= 4 else row_idx, (fb[i][0] + fb[i][2]) / 2,
+                                exclude=(i, kept[-1]))
             if level is not None:
                 off = lambda k: abs((fb[k][1] + fb[k][3]) / 2 - level)
                 if off(i) < off(kept[-1]):
@@ -294,8 +300,12 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         for t, tile in enumerate(tiles):
             if t in in_row or t in twice or t in stacked.values() or tile.label in (None, BACK) or not (t in side or b in side):
                 continue
-            if (t in side) != (b in side) and (plain(tile.label) != plain(tiles[b].label) or _has_neighbour(tiles, t, in_row)):
-                continue  # one looked upright: only the same tile, lying alone on it, makes them a kan's pair
+            if (t in side) != (b in side) and (plain(tile.label) != plain(tiles[b].label) or _has_neighbour(tiles, t, in_row)
+                                               or _surely_upright(tiles[b if t in side else t])):
+                # one looked upright: only the same tile, lying alone on it, makes them a kan's pair,
+                # and not when its shape was sure (a standing closed tile, and beyond it a discard
+                # of the same face laid sideways for riichi)
+                continue
             if not _same_face(tile, tiles[b], STACKED_FACE_P):
                 continue  # a discard of another face lying on the meld's sideways tile
             dy = (fb[b][1] + fb[b][3]) / 2 - (fb[t][1] + fb[t][3]) / 2
@@ -622,6 +632,11 @@ def _standing_meld_cost(tiles: Sequence[TileDetection], closed: Sequence[int], m
     if abs(h_c - h_f) < STANDING_APART * h_f or abs(h_m - h_c) >= abs(h_m - h_f):
         return 0.0
     return PEN_STANDING_MELD
+
+
+def _surely_upright(t: TileDetection) -> bool:
+    """Did the tile's shape say surely that it stands upright (log-odds under −`SURE_UPRIGHT`)?"""
+    return t.side_odds is not None and t.side_odds < -SURE_UPRIGHT
 
 
 def _forced_cost(t: TileDetection) -> float:

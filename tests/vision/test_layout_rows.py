@@ -69,3 +69,38 @@ def _first_tile_moved(tiles, gap: float):
     box = (x1 + shift, y1, x2 + shift, y2)
     tiles[first] = replace(tiles[first], box=box, frame_box=box)
     return tiles
+
+
+def test_wall_tiles_showing_above_the_hand_row_are_left_out():
+    """The wall behind the hand shows above its first tiles, its face-down tiles at the same
+    places along the row, in line with it: each is left out (the face-up tile at the row's level
+    stays), not read as part of the row (tune render 720168 lost its first two tiles)."""
+    for seed in range(4):
+        tiles = scene_from_sequence(HAND, rng=random.Random(seed), gaps="none")
+        first = sorted(tiles, key=lambda t: t.frame_box[0])[:3]
+        for t in first:
+            x1, y1, x2, y2 = t.frame_box
+            tiles.append(_det((x1 + 0.35 * U, y1 - 0.45 * U, x2 + 0.35 * U, y1 + 0.05 * U), "back", 0))
+        best = arrange(tiles, row=sorted(range(len(tiles)), key=lambda i: tiles[i].frame_box[0]))[0]
+        assert _seq(best, tiles) == HAND, seed
+        assert not any(tiles[i].label == "back" for i in best.used), seed
+
+
+def test_a_sideways_discard_beyond_a_standing_tile_of_its_face_makes_no_added_kan():
+    """A discard laid sideways (a riichi declaration) lying beyond a closed tile of the same face
+    is no added kan's tile when the closed tile's shape said surely that it stands (tune render
+    720242: thirteen orphans read as an added kan of 9s)."""
+    from dataclasses import replace
+
+    seq = "1m 9m 1p 9p 1s 9s 1z 2z 3z 4z 5z 6z 7z 5z-"
+    tiles = scene_from_sequence(seq, rng=random.Random(2), gaps="none")
+    tiles = [replace(t, side_odds=8.0 if t.sideways else -9.5) for t in tiles]
+    k = next(i for i, t in enumerate(tiles) if t.label == "9s")
+    x1, y1, x2, y2 = tiles[k].frame_box
+    tiles.append(replace(_det((x1 + 0.1 * U, y1 - 0.9 * U, x1 + 1.1 * U, y1 - 0.15 * U), "9s", 90), side_odds=12.0))
+    best = arrange(tiles)[0]
+    assert _seq(best, tiles) == seq
+    assert len(tiles) - 1 not in best.used
+    # (a tile whose shape was unsure may still be the base of an added kan)
+    tiles[k] = replace(tiles[k], side_odds=-2.0)
+    assert any(len(tiles) - 1 in a.used for a in arrange(tiles))
