@@ -392,7 +392,8 @@ def extract_patch(image: np.ndarray, frame: Frame, fb: Sequence[float], *, margi
 
 class Detector(Protocol):
     """`vision.detect.TileDetector`: `detect(image)` → objects with x1, y1, x2, y2, score. An
-    object may also offer `detect_turned(image, frame) -> (frame boxes, scores)` (test oracles)."""
+    object may also offer `detect_turned(image, frame) -> (frame boxes, scores)` (test oracles),
+    and `imgsz`, its input size: a hand whose tiles are small in it is then detected again closer."""
 
     def detect(self, image: np.ndarray) -> list: ...
 
@@ -450,6 +451,13 @@ REDETECT_ABOVE = 10.0  # residual tilt (degrees) beyond which we detect again on
 # shipped models on 283 tune renders (seeds 800000+): 135 → 149 read exactly (a margin of 3 tiles
 # + 30 %: 133; 1 tile + 5 %: 150); on det_test_h (150 held-out renders) 54 → 64.
 HAND_REGION = (2.0, 0.15, 2.5)
+REGION_SIDE = 1024  # px: the hand's neighbourhood is cut from the photo at most this large
+# A level row is detected again too when its tiles' long side is under this many px in the
+# detector's input (a hand far from the camera): the hand's neighbourhood then fills the input.
+# Chosen end to end with the shipped models (ft4 e1 + run 8 e4) on tune renders: 300 of seeds
+# 800000+ read exactly 187 → 194 (30 px), 196 (40, 55, 80 px); 300 of seeds 700000+ 189 → 204
+# (40 px); held-out det_test_h 76 → 81/150; real-dev 4/4 (its rows, 40–55 px, are not looked at again).
+ZOOM_BELOW = 40.0
 FRAME_TILT = 12.0  # the hand row, once turned level, leans less than this
 # Is a tile's long side along the row? Log-odds from its width and height against its row
 # neighbours' (a sideways tile is ~4/3 as wide and, lying flat, ~3/4 as high): fitted on rendered
@@ -533,26 +541,51 @@ def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3,
 def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
                      max_side: int = 1600, region: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Detect again on a copy turned into the frame: boxes come back tight, in frame units.
-    With `region` (a frame box), only that part of the turned copy is searched: the detector
-    then sees the hand's tiles larger than on the whole canvas (the diagonal square)."""
+    With `region` (a frame box), only that part of the turned copy is searched, cut from the
+    photo at up to REGION_SIDE px: the detector then sees the hand's tiles larger than on the
+    whole canvas (the diagonal square) or, for a far hand, than on the whole photo."""
     h, w = image.shape[:2]
     scale = min(1.0, max_side / max(h, w))
-    small = cv2.resize(image, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA) if scale < 1 else image
-    side = int(math.ceil(math.hypot(small.shape[0], small.shape[1])))
-    rot = frame.matrix  # turned = R·q + side/2 − scale·R·centre, with q the small image's pixels
+    if region is not None:  # the hand cut at up to REGION_SIDE px across (the detector's input is smaller)
+        scale = min(1.0, REGION_SIDE / max(region[2] - region[0], region[3] - region[1], 1.0))
+    side = int(math.ceil(math.hypot(h * scale, w * scale)))
+    rot = frame.matrix  # turned = R·(scale·p) + side/2 − scale·R·centre, with p the photo's pixels
     offset = np.array([side / 2, side / 2]) - scale * (rot @ np.array(frame.centre))
     x0, y0, x1, y1 = 0, 0, side, side
     if region is not None:  # the part of the canvas kept, clipped to it
         rx1, ry1, rx2, ry2 = (int(round(v * scale + side / 2)) for v in region)
         x0, y0 = max(0, rx1), max(0, ry1)
         x1, y1 = max(x0 + 1, min(side, rx2)), max(y0 + 1, min(side, ry2))
-    m = np.hstack([rot, (offset - [x0, y0])[:, None]])  # warp only that part: nothing is cut away after
-    turned = cv2.warpAffine(small, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    # only the photo's pixels under that part are resized (a 12-MP photo costs what the hand does)
+    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
+    src = (corners - offset) @ rot / scale  # canvas → photo (R is a rotation: R⁻¹ = Rᵀ)
+    px0, py0 = (max(0, int(math.floor(v)) - 2) for v in src.min(axis=0))
+    px1, py1 = min(w, int(math.ceil(src[:, 0].max())) + 2), min(h, int(math.ceil(src[:, 1].max())) + 2)
+    if px1 <= px0 or py1 <= py0:
+        return np.zeros((0, 4)), np.zeros(0)
+    part = image[py0:py1, px0:px1]
+    if scale < 1:
+        part = cv2.resize(part, (max(1, round((px1 - px0) * scale)), max(1, round((py1 - py0) * scale))),
+                          interpolation=cv2.INTER_AREA)
+    shift = offset + scale * (rot @ np.array([px0, py0], float))
+    m = np.hstack([rot, (shift - [x0, y0])[:, None]])  # warp only that part: nothing is cut away after
+    turned = cv2.warpAffine(part, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
     boxes = detector.detect(turned)
     fb = np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], float).reshape(-1, 4)
     scores = np.array([b.score for b in boxes], float)
     fb = (fb + [x0, y0, x0, y0] - side / 2) / scale
     return fb, scores
+
+
+def _small_for(detector: Detector, row_boxes: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Are the row's tiles so small in the detector's input that a closer look finds them better?
+    (Only a detector with an input size can say; the second detection then searches the hand's
+    neighbourhood, which fills the input.)"""
+    imgsz = getattr(detector, "imgsz", None)
+    if not imgsz or len(row_boxes) < 3:
+        return False
+    long_side = float(np.median(np.maximum(row_boxes[:, 2] - row_boxes[:, 0], row_boxes[:, 3] - row_boxes[:, 1])))
+    return long_side * imgsz / max(shape[:2]) < ZOOM_BELOW
 
 
 def _hand_region(row_boxes: np.ndarray) -> tuple[float, float, float, float] | None:
@@ -805,7 +838,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     residual = abs(((row.angle + 45) % 90) - 45)
     frame_boxes = frame.boxes_to_frame(photo_boxes)
     redetected = False
-    if residual > REDETECT_ABOVE:
+    if residual > REDETECT_ABOVE or _small_for(detector, photo_row_boxes, image.shape):
         t = time.perf_counter()
         turned = getattr(detector, "detect_turned", None)  # a test oracle's seam, see Detector
         fb, sc = turned(image, frame) if turned else _redetect_turned(image, detector, frame,
