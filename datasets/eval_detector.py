@@ -84,10 +84,28 @@ class Tally:
         return d
 
 
-def _timed(detector: TileDetector, img: np.ndarray):
+def _timed(detector: TileDetector | ReaderBoxes, img: np.ndarray):
     t = time.perf_counter()
     boxes = detector.detect(img)
     return np.array([b.xyxy for b in boxes]).reshape(-1, 4), (time.perf_counter() - t) * 1000
+
+
+class ReaderBoxes:
+    """The boxes the photo reader keeps, as a detector: the first detection, replaced around the
+    hand row by the second one (on the photo turned level, and closer when the tiles are small;
+    see `vision.recognize`). What the reading step gets, so the recall that counts for a hand."""
+
+    def __init__(self, detector: TileDetector, classifier_path: Path, threads: int):
+        from vision.classify import TileClassifier
+
+        self.detector = detector
+        self.classifier = TileClassifier(classifier_path, threads)
+
+    def detect(self, image: np.ndarray) -> list:
+        from vision.detect import Box
+        from vision.recognize import recognize
+
+        return [Box(*t.box, t.det_score) for t in recognize(image, self.detector, self.classifier).tiles]
 
 
 HAND_KINDS = ("sideways", "stacked", "face_down", "standing")
@@ -209,6 +227,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--conf", type=float, default=None, help="score threshold (default: the model's)")
     ap.add_argument("--imgsz", type=int, default=None, help="input size (default: the model's)")
     ap.add_argument("--nms-iou", type=float, default=None, help="NMS IoU threshold (default: the model's)")
+    ap.add_argument("--reader", type=Path, default=None, metavar="CLASSIFIER.onnx",
+                    help="measure the boxes the photo reader keeps (with its second detection around the hand row), "
+                         "using this classifier to find the row")
     ap.add_argument("--latency", action="store_true", help="time a 12-MP photo")
     ap.add_argument("--draw-misses", type=Path, default=None, metavar="DIR",
                     help="write a PNG of every rendered photo with a missed hand tile (look before choosing data)")
@@ -216,9 +237,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.model.is_file():
         print(f"eval_detector: model not found: {args.model}", file=sys.stderr)
         return 2
-    detector = TileDetector(args.model, threads=args.threads, conf=args.conf, imgsz=args.imgsz, iou=args.nms_iou)
+    detector = net = TileDetector(args.model, threads=args.threads, conf=args.conf, imgsz=args.imgsz, iou=args.nms_iou)
     report: dict = {"model": str(args.model), "imgsz": detector.imgsz, "conf": detector.conf, "nms_iou": detector.iou,
                     "iou_match": args.iou}
+    if args.reader:
+        if not args.reader.is_file():
+            print(f"eval_detector: classifier not found: {args.reader}", file=sys.stderr)
+            return 2
+        net, detector = detector, ReaderBoxes(detector, args.reader, args.threads)
+        report["reader_boxes"] = str(args.reader)
     sample = None
     for root in args.synth:
         if not (root / "labels.jsonl").exists():
@@ -255,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.latency:
         if sample is None:
             sample = np.full((960, 1280, 3), 90, np.uint8)
-        report["latency"] = latency_12mp(detector, sample)
+        report["latency"] = latency_12mp(net, sample)  # the network's own time, also with --reader
         print(f"latency: {report['latency']}", file=sys.stderr)
     print(json.dumps(report))
     return 0
