@@ -1,0 +1,76 @@
+"""The consistency step's rules for real detector/classifier faults: one tile boxed twice, the
+closed tiles' sort order, branch and bound over legal hands (vision/reading.py)."""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from tests.vision.test_layout import U, scene_from_sequence
+from vision.layout import Arrangement, Group
+from vision.reading import _sort_breaks, read_hand
+from vision.recognize import Candidate
+
+
+def _boxed_twice(tiles, label: str, shift: float = 0.45):
+    """A second box of the first upright `label` tile, shifted `shift` of a tile width along the
+    row (the detector's non-maximum suppression lets such a pair through)."""
+    i = next(k for k, t in enumerate(tiles) if t.label == label and not t.sideways)
+    t = tiles[i]
+    dx = shift * (t.frame_box[2] - t.frame_box[0])
+    box = (t.frame_box[0] + dx, t.frame_box[1], t.frame_box[2] + dx, t.frame_box[3])
+    return tiles[: i + 1] + [replace(t, box=box, frame_box=box, det_score=0.35)] + tiles[i + 1:]
+
+
+def test_one_tile_boxed_twice_is_read_once():
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    tiles = _boxed_twice(scene_from_sequence(seq, rng=random.Random(4)), "8s")
+    r = read_hand(tiles)
+    assert r.error is None, r.error
+    assert r.sequence == seq
+    assert r.hand["concealed"] == "123m456p789s11555z"
+    assert any("taken as one tile" in n for n in r.notes)
+
+
+def test_neighbours_apart_are_not_taken_for_one_tile():
+    """Fifteen tiles whose boxes do not overlap: no box is dropped to make a hand of them."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 8s 9s 1z 1z 5z 5z | 5z"
+    r = read_hand(scene_from_sequence(seq, rng=random.Random(4)))
+    assert r.hand is None
+    assert not any("taken as one tile" in n for n in r.notes)
+
+
+def _closed(labels: str, drawn: bool = True):
+    labs = labels.split()
+    n = len(labs) - 1 if drawn else len(labs)
+    groups = (Group("closed", tuple(range(n))),) + ((Group("drawn", (n,)),) if drawn else ())
+    return Arrangement(groups, 0.0, tuple(range(len(labs)))), dict(enumerate(labs))
+
+
+def test_sort_breaks_counts_falling_neighbours_and_split_suits():
+    assert _sort_breaks(*_closed("1m 2m 3m 4m 5m 6m 7p 8p 9p 2s 3s 4s 5z | 5z".replace("| ", ""))) == 0
+    # any order of suits; honours in any order; red five counts as a five
+    assert _sort_breaks(*_closed("7z 5z 5z 2s 3s 4s 0s 6s 1m 1m 7p 8p 9p 3z")) == 0
+    assert _sort_breaks(*_closed("1m 2m 3m 7m 5m 6m 7p 8p 9p 2s 3s 4s 5z 5z")) == 1  # 7m 5m falls
+    assert _sort_breaks(*_closed("1m 2m 7p 8p 9p 3m 4m 5m 2s 3s 4s 6m 5z 5z")) == 2  # man in three blocks
+    # the last of 14 closed tiles (none set apart) is the winning tile: not counted
+    assert _sort_breaks(*_closed("1m 2m 3m 4m 5m 6m 7p 8p 9p 2s 3s 4s 5z 1m", drawn=False)) == 0
+
+
+def test_sort_order_chooses_between_two_legal_fixes():
+    """4m read as 7z (unsure), runner-ups 7m (0.26) and 4m (0.24): both make a legal hand
+    (123m 567m or 123m 456m), but 7m between 3m and 5m breaks the sort order players keep."""
+    seq = "1m 2m 3m 4m 5m 6m 7p 8p 9p 2s 3s 4s 5z | 5z"
+    tiles = scene_from_sequence(seq, rng=random.Random(5))
+    i = next(k for k, t in enumerate(tiles) if t.label == "4m")
+    tiles[i] = replace(tiles[i], label="7z", confidence=0.5,
+                       candidates=(Candidate("7z", 0.5), Candidate("7m", 0.26), Candidate("4m", 0.24)))
+    r = read_hand(tiles)
+    assert r.error is None and r.sequence == seq
+    assert [(c.read, c.now) for c in r.changes] == [("7z", "4m")]
+
+
+def test_an_unsorted_hand_still_reads_as_seen():
+    """The sort order is a prior, not a rule: a confidently read unsorted hand stays as read."""
+    seq = "5z 1m 2m 3m 7p 8p 9p 4m 5m 6m 3s 2s 4s | 5z"
+    r = read_hand(scene_from_sequence(seq, rng=random.Random(6)))
+    assert r.error is None and r.sequence == seq and not r.changes
