@@ -56,8 +56,12 @@ class PhotoReader:
             rec2 = recognize(image, self.detector, self.classifier, classify_all=self.classify_all, row_rank=rank,
                              survey=rec.survey)
             second = self._read_either_side(rec2, players)
+            if second.hand is None and rec2.row:
+                # (the row the photo was turned for, even when a longer row in line with it
+                # outscores it so far that the layout would not weigh it)
+                second = self._read(rec2, players, row=rec2.row)
             if second.hand is not None:
-                second.notes.append("the hand was read in a row at another angle than the likeliest one")
+                second.notes.append("the hand was read in another row than the likeliest one")
                 second.timings["layout_ms"] = reading.timings["layout_ms"]
                 reading = second
         reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
@@ -79,9 +83,9 @@ class PhotoReader:
         return reading
 
     @staticmethod
-    def _read(rec, players: int) -> Reading:
+    def _read(rec, players: int, row: tuple[int, ...] | None = None) -> Reading:
         angle = (-rec.frame.angle + 180.0) % 360.0 - 180.0 if rec.tiles else None
-        return read_hand(rec.tiles, players=players, row_angle=angle, image_size=rec.image_size,
+        return read_hand(rec.tiles, players=players, row=row, row_angle=angle, image_size=rec.image_size,
                          timings=rec.timings)
 
 

@@ -415,7 +415,7 @@ class Recognition:
     row: tuple[int, ...]  # indices of the row used to set the frame (a hint for layout)
     image_size: tuple[int, int]  # (width, height)
     timings: dict[str, float] = field(default_factory=dict)  # milliseconds
-    other_rows: int = 0  # rows at other angles that could be the hand (see `recognize(row_rank=)`)
+    other_rows: int = 0  # other rows that could be the hand, tried when it makes none (see `recognize(row_rank=)`)
     survey: "Survey | None" = None  # the photo's boxes, rows and first-pass classes (for another row)
     # another level row that could be the hand, whose own faces say its owner sits on the other
     # side (its tiles; see `turned_around`: the reader reads it so when the hand is not found
@@ -689,6 +689,19 @@ def _classify(classifier: Classifier, image: np.ndarray, frame: Frame, frame_box
     return classifier.classify(crops)
 
 
+def _beyond_band(boxes: np.ndarray, row: Row, other: Row, reach: float = 3.3) -> bool:
+    """Do most of `other`'s tiles lie beyond `reach` long sides of `row`'s line (outside the band
+    whose tiles `recognize` classifies when the photo is turned for `row`; see `_near_row`)?"""
+    d = np.array(row.direction, float)
+    normal = np.array([-d[1], d[0]])
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    members = list(row.indices)
+    long_side = float(np.median(np.max(boxes[members, 2:] - boxes[members, :2], axis=1)))
+    level = float(np.median(centres[members] @ normal))
+    off = np.abs(centres[list(other.indices)] @ normal - level)
+    return bool(np.mean(off > reach * long_side) > 0.5)
+
+
 def _hand_like_rows(row: Sequence[int], others: Sequence[Sequence[int]], frame_boxes: np.ndarray,
                     labels: dict[int, str]) -> list[Sequence[int]]:
     """The photo's level rows the layout could take for the hand, likeliest first, by the score
@@ -814,9 +827,10 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     Two classifier passes: a first quick one on the photo's own boxes, only to tell face-down
     tiles (walls) from faces, which is the same at any rotation; then, once the hand row is
     chosen and the photo turned to it, the real one on upright crops of the tiles near the row.
-    `row_rank` = k > 0 turns the photo to the k-th likeliest row at another angle instead
-    (another player's hand nearer the camera can look likelier than the hand seen askew; the
-    reader tries it when the first reading makes no hand; `Recognition.other_rows` counts them),
+    `row_rank` = k > 0 turns the photo to the k-th likeliest other row instead, at another angle
+    or level with the likeliest but beyond the band classified around it (another player's hand
+    nearer the camera can look likelier than the hand seen askew; the reader tries them when the
+    first reading makes no hand; `Recognition.other_rows` counts them),
     passing the first call's `Recognition.survey` so the photo is not detected and surveyed again.
     """
     h, w = image.shape[:2]
@@ -831,7 +845,11 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
 
     t1 = time.perf_counter()
     ranked = rows[:4]
-    others = [r for r in ranked[1:] if len(r.indices) >= 5 and abs(((r.angle - ranked[0].angle) + 90) % 180 - 90) > 6]
+    # rows the reader may try when the likeliest makes no hand: at another angle, or level with it
+    # but beyond the band around it whose tiles are classified (another player's hand and
+    # discards in one long line can outscore the hand by so much that it is not read at all)
+    others = [r for r in ranked[1:] if len(r.indices) >= 5 and (abs(((r.angle - ranked[0].angle) + 90) % 180 - 90) > 6
+                                                               or _beyond_band(photo_boxes, ranked[0], r))]
     row = others[row_rank - 1] if 0 < row_rank <= len(others) else ranked[0]
     frame = Frame(-row.angle, centre)
     photo_row_boxes = photo_boxes[list(row.indices)]
@@ -925,7 +943,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     pos = {int(k): n for n, k in enumerate(todo)}
     hand_rows = _hand_like_rows(row_idx, [r.indices for r in frame_rows], frame_boxes,
                                 {k: TILE_CLASSES[int(np.argmax(probs[n]))] for k, n in pos.items()})
-    if row_rank:  # (a row at another angle is read because the likeliest made no hand: its own faces vote)
+    if row_rank:  # (another row is read because the likeliest made no hand: its own faces vote)
         hand_rows = [tuple(row_idx)] + [r for r in hand_rows if r != tuple(row_idx)]
     votes = [_owner_vote(r, pos, probs, flips, sideways, frame_boxes, frame.angle) for r in hand_rows[:2]]
     vote = votes[0]

@@ -104,3 +104,23 @@ def test_a_sideways_discard_beyond_a_standing_tile_of_its_face_makes_no_added_ka
     # (a tile whose shape was unsure may still be the base of an added kan)
     tiles[k] = replace(tiles[k], side_odds=-2.0)
     assert any(len(tiles) - 1 in a.used for a in arrange(tiles))
+
+
+def test_a_tile_beyond_the_row_end_off_its_level_is_no_drawn_tile():
+    """A discard lying a little beyond the row's end, in line with it but half a tile higher, is
+    not the drawn tile set apart (which stands at the closed tiles' level): leaving the row's
+    first tile out to take it made a hand of the same tiles (tune render 700184)."""
+    from dataclasses import replace
+
+    seq = "2m 2m 2m 6m 6m 2p 3p 3s 3s 3s 3s 4s 5s 4p-"
+    tiles = scene_from_sequence(seq, rng=random.Random(4), gaps="none")
+    # (the turned winning tile read upright by its crop, sideways only by its place: out of the
+    # hand's sort order, with a shape near sideways)
+    tiles = [replace(t, rotation=0, side_odds=1.0) if t.sideways else replace(t, side_odds=-9.0) for t in tiles]
+    x1, y1, x2, y2 = max((t.frame_box for t in tiles), key=lambda b: b[2])
+    # (lying flat, 0.75 U high, its centre half a standing tile's height above theirs)
+    tiles.append(replace(_det((x2 + 0.45 * U, y2 - 1.375 * U, x2 + 1.45 * U, y2 - 0.625 * U), "2m", 0), side_odds=-1.0))
+    row = sorted(range(len(tiles)), key=lambda i: tiles[i].frame_box[0])
+    best = arrange(tiles, row=row)[0]
+    assert _seq(best, tiles) == seq
+    assert len(tiles) - 1 not in best.used

@@ -45,3 +45,23 @@ def test_three_alike_touching_standing_closed_tiles_is_no_meld():
                 y1 = y2 - 0.8 * U
             out.append(replace(tiles[k], box=(x1, y1, x2, y2), frame_box=(x1, y1, x2, y2)))
         assert read_layout(out) == seq, seed
+
+
+def test_a_high_meld_a_gap_after_the_closed_part_is_a_meld():
+    """Seen along the row, perspective makes the first meld's tiles nearly as high as the
+    standing closed ones (and the melds beyond lower): a meld lying a gap apart is one all the
+    same — only three alike touching the closed part can be its end (tune render 700178: a pair
+    wait with the winning tile turned was read as a pair and four melds)."""
+    from dataclasses import replace
+
+    seq = "6p 6p 6s 6s 6s- | 4p- 2p 3p | 3z 3z 3z- | 8s- 8s 8s 8s"
+    for seed in range(3):
+        tiles = scene_from_sequence(seq, rng=random.Random(seed))
+        order = sorted(range(len(tiles)), key=lambda k: tiles[k].frame_box[0])
+        out = list(tiles)
+        for pos, k in enumerate(order):
+            x1, y1, x2, y2 = tiles[k].frame_box
+            high = 1.0 if pos < 5 else 0.9 if pos < 8 else 0.72  # standing, first meld, the rest
+            y1 = y2 - high * (0.75 if tiles[k].sideways else 1.0) * U
+            out[k] = replace(tiles[k], box=(x1, y1, x2, y2), frame_box=(x1, y1, x2, y2))
+        assert read_layout(out) == seq, seed

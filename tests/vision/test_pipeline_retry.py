@@ -98,5 +98,23 @@ def test_reader_tries_every_row_at_another_angle_until_one_makes_a_hand():
     reader = PhotoReader(detector=det, classifier=_Labelled(boxes, labels))
     reading = reader.read(np.zeros((1100, 1400, 3), np.uint8))
     assert reading.sequence == " ".join(hand[:13]) + " | 2z"
-    assert any("another angle" in n for n in reading.notes)
+    assert any("another row" in n for n in reading.notes)
+    assert det.calls == 1
+
+
+def test_reader_tries_a_level_row_beyond_a_much_longer_one():
+    """Another player's hand and discards in one long line, level with the hand but far from it,
+    outscore it so much that the hand's tiles are not classified in the first look; the reader
+    turns the photo to the hand row and reads it (tune render 800692)."""
+    long_row = [(100 + 42 * k, 100, 140 + 42 * k, 155) for k in range(25)]
+    hand_boxes = [(100 + 42 * k + (18 if k == 13 else 0), 700, 140 + 42 * k + (18 if k == 13 else 0), 755) for k in range(14)]
+    hand = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2z 2z 2z".split()
+    scattered = "1m 4m 7m 2p 5p 8p 3s 6s 9s 1z 2z 3z 4z 5z 6z 7z".split()
+    boxes = long_row + hand_boxes
+    labels = (scattered + scattered)[:25] + hand
+    det = CountingDetector()
+    det.boxes = boxes
+    reading = PhotoReader(detector=det, classifier=_Labelled(boxes, labels)).read(np.zeros((1000, 1400, 3), np.uint8))
+    assert reading.sequence == " ".join(hand[:13]) + " | 2z"
+    assert any("another row" in n for n in reading.notes)
     assert det.calls == 1
