@@ -101,3 +101,26 @@ def test_a_level_hand_of_small_tiles_is_looked_at_again_closer():
     assert len(rec.tiles) == len(boxes)
     got = sorted(t.box for t in rec.tiles)
     assert np.allclose(got, sorted(boxes), atol=2.5)  # mapped back to the photo's pixels
+
+
+def test_the_second_detection_keeps_only_surer_boxes():
+    from vision.recognize import SECOND_CONF
+
+    class Thresholded(Seen):
+        def __init__(self, conf):
+            super().__init__()
+            self.conf, self.asked = conf, []
+
+        def detect(self, image, conf=None):
+            self.asked.append(conf)
+            return []
+
+    frame = Frame(0.0, (320.0, 240.0))
+    image = np.full((480, 640, 3), 200, np.uint8)
+    for own in (0.25, 0.6):
+        det = Thresholded(own)
+        _redetect_turned(image, det, frame, region=(-100.0, -50.0, 100.0, 50.0))
+        assert det.asked == [max(own, SECOND_CONF)]  # never lower than the detector's own threshold
+    plain = Seen()  # a detector without a threshold of its own is called as it is
+    _redetect_turned(image, plain, frame, region=(-100.0, -50.0, 100.0, 50.0))
+    assert len(plain.images) == 1
