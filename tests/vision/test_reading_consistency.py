@@ -74,3 +74,12 @@ def test_an_unsorted_hand_still_reads_as_seen():
     seq = "5z 1m 2m 3m 7p 8p 9p 4m 5m 6m 3s 2s 4s | 5z"
     r = read_hand(scene_from_sequence(seq, rng=random.Random(6)))
     assert r.error is None and r.sequence == seq and not r.changes
+
+
+def test_two_tiles_boxed_twice_are_read_once_each():
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    tiles = _boxed_twice(_boxed_twice(scene_from_sequence(seq, rng=random.Random(4)), "8s"), "2m")
+    r = read_hand(tiles)
+    assert r.error is None, r.error
+    assert r.sequence == seq
+    assert sum("taken as one tile" in n for n in r.notes) == 2
