@@ -83,3 +83,24 @@ def test_two_tiles_boxed_twice_are_read_once_each():
     assert r.error is None, r.error
     assert r.sequence == seq
     assert sum("taken as one tile" in n for n in r.notes) == 2
+
+
+def test_a_whole_hand_is_preferred_to_a_tenpai_reading(monkeypatch):
+    """The layout offers the 13 closed tiles alone (a tenpai hand as read, geometry 0) and with
+    the drawn tile (geometry 1), the drawn 5z read as 6z (0.55; 5z 0.4). Photos of a winning hand
+    show 14 tiles: the whole hand, one cheap fix away, wins over asking for the winning tile."""
+    import vision.reading as reading
+
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    tiles = sorted(scene_from_sequence(seq, rng=random.Random(12)), key=lambda t: t.centre[0])
+    tiles[13] = replace(tiles[13], label="6z", confidence=0.55,
+                        candidates=(Candidate("6z", 0.55), Candidate("5z", 0.4), Candidate("7z", 0.05)))
+    row = tuple(range(14))
+    thirteen = Arrangement((Group("closed", tuple(range(13))),), 0.0, row[:13], geometry=0.0)
+    whole = Arrangement((Group("closed", tuple(range(13))), Group("drawn", (13,))), 1.0, row, geometry=1.0)
+    monkeypatch.setattr(reading, "arrange", lambda *a, **k: [thirteen, whole])
+    r = read_hand(tiles)
+    assert r.error is None and r.sequence == seq
+    assert [(c.read, c.now) for c in r.changes] == [("6z", "5z")]
+    monkeypatch.setattr(reading, "PEN_THIRTEEN", 0.0)
+    assert read_hand(tiles).error_code == "no_winning_tile"
