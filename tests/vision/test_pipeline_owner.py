@@ -11,9 +11,10 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from vision.classes import CLASS_INDEX, TILE_CLASSES
 from vision.pipeline import PhotoReader
 from vision.recognize import _sort_evidence
+
+from .fakes import LabelledFaces
 
 
 def test_sort_evidence_counts_rising_and_falling_neighbours_of_one_suit():
@@ -30,35 +31,16 @@ class _Boxes:
         return [SimpleNamespace(x1=b[0], y1=b[1], x2=b[2], y2=b[3], score=0.9) for b in self.boxes]
 
 
-class _Faces:
-    """Reads each box as its label (by the nearest box centre), every face upright in the crop."""
-
-    def __init__(self, boxes, labels):
-        self.centres = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes])
-        self.labels = labels
-
-    def classify_tiles(self, image, frame, frame_boxes, sideways):
-        probs = np.full((len(frame_boxes), len(TILE_CLASSES)), 0.01 / (len(TILE_CLASSES) - 1), np.float32)
-        flips = np.tile(np.array([[0.95, 0.05]], np.float32), (len(frame_boxes), 1))
-        for n, fb in enumerate(frame_boxes):
-            c = frame.to_photo(np.array([[(fb[0] + fb[2]) / 2, (fb[1] + fb[3]) / 2]]))[0]
-            k = int(np.argmin(np.hypot(*(self.centres - c).T)))
-            probs[n, CLASS_INDEX[self.labels[k]]] = 0.99
-            if frame.angle % 360 > 90 and frame.angle % 360 < 270:  # the crop is turned half a turn
-                flips[n] = (0.05, 0.95)
-        return probs, flips
-
-
 def test_hand_of_symmetric_faces_seen_from_across_reads_in_its_owners_order():
     hand = "1p 2p 3p 3p 4p 5p 8p 8p 8p 4s 5s 6s 9s 9s".split()
     labels = hand[::-1] + ["1m"]  # the photo, left to right: the hand from across, then a discard
     boxes = [(100 + 42 * k, 300, 140 + 42 * k, 355) for k in range(14)] + [(100 + 42 * 15, 300, 140 + 42 * 15, 355)]
-    reading = PhotoReader(detector=_Boxes(boxes), classifier=_Faces(boxes, labels)).read(np.zeros((600, 900, 3), np.uint8))
+    reading = PhotoReader(detector=_Boxes(boxes), classifier=LabelledFaces(boxes, labels, up_in_photo=True)).read(np.zeros((600, 900, 3), np.uint8))
     assert reading.sequence == " ".join(hand)
     assert abs(reading.row_angle) > 90  # the owner sits at the photo's top
 
 
-class _FacingFaces(_Faces):
+class _FacingFaces(LabelledFaces):
     """Reads each box as its label; each tile's face has its own up: towards the photo's bottom
     (its owner sits there) or, for tiles in `across`, towards the top."""
 
@@ -68,11 +50,9 @@ class _FacingFaces(_Faces):
 
     def classify_tiles(self, image, frame, frame_boxes, sideways):
         probs, flips = super().classify_tiles(image, frame, frame_boxes, sideways)
+        turned = 90 < frame.angle % 360 < 270
         for n, fb in enumerate(frame_boxes):
-            c = frame.to_photo(np.array([[(fb[0] + fb[2]) / 2, (fb[1] + fb[3]) / 2]]))[0]
-            k = int(np.argmin(np.hypot(*(self.centres - c).T)))
-            turned = 90 < frame.angle % 360 < 270
-            flips[n] = (0.05, 0.95) if (k in self.across) != turned else (0.95, 0.05)
+            flips[n] = (0.05, 0.95) if (self.nearest(frame, fb) in self.across) != turned else (0.95, 0.05)
         return probs, flips
 
 

@@ -14,6 +14,8 @@ from vision.classes import CLASS_INDEX, TILE_CLASSES
 from vision.pipeline import PhotoReader
 from vision.recognize import recognize
 
+from .fakes import LabelledFaces
+
 
 class CountingDetector:
     """A level row of 14 tiles and, at its left, a column of 7 (a row at 90°)."""
@@ -65,22 +67,6 @@ def test_reader_surveys_the_photo_once_when_it_tries_another_row():
     assert cls.crops == first.crops + second.crops
 
 
-class _Labelled:
-    """Reads each box as its label, by the nearest box centre (faces upright in their crops)."""
-
-    def __init__(self, boxes, labels):
-        self.centres = np.array([((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in boxes])
-        self.labels = labels
-
-    def classify_tiles(self, image, frame, frame_boxes, sideways):
-        probs = np.full((len(frame_boxes), len(TILE_CLASSES)), 0.01 / (len(TILE_CLASSES) - 1), np.float32)
-        flips = np.tile(np.array([[0.95, 0.05]], np.float32), (len(frame_boxes), 1))
-        for n, fb in enumerate(frame_boxes):
-            c = frame.to_photo(np.array([[(fb[0] + fb[2]) / 2, (fb[1] + fb[3]) / 2]]))[0]
-            probs[n, CLASS_INDEX[self.labels[int(np.argmin(np.hypot(*(self.centres - c).T)))]]] = 0.99
-        return probs, flips
-
-
 def test_reader_tries_every_row_at_another_angle_until_one_makes_a_hand():
     """Two longer rows at other angles make no hand (discards, another player's tiles); the hand
     lies in the third likeliest row (seen on tune renders, 700695: two chains of discards)."""
@@ -95,7 +81,7 @@ def test_reader_tries_every_row_at_another_angle_until_one_makes_a_hand():
     labels = scattered + scattered[::-1][:15] + hand
     det = CountingDetector()
     det.boxes = boxes
-    reader = PhotoReader(detector=det, classifier=_Labelled(boxes, labels))
+    reader = PhotoReader(detector=det, classifier=LabelledFaces(boxes, labels))
     reading = reader.read(np.zeros((1100, 1400, 3), np.uint8))
     assert reading.sequence == " ".join(hand[:13]) + " | 2z"
     assert any("another row" in n for n in reading.notes)
@@ -114,7 +100,7 @@ def test_reader_tries_a_level_row_beyond_a_much_longer_one():
     labels = (scattered + scattered)[:25] + hand
     det = CountingDetector()
     det.boxes = boxes
-    reading = PhotoReader(detector=det, classifier=_Labelled(boxes, labels)).read(np.zeros((1000, 1400, 3), np.uint8))
+    reading = PhotoReader(detector=det, classifier=LabelledFaces(boxes, labels)).read(np.zeros((1000, 1400, 3), np.uint8))
     assert reading.sequence == " ".join(hand[:13]) + " | 2z"
     assert any("another row" in n for n in reading.notes)
     assert det.calls == 1
