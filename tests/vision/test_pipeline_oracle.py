@@ -204,6 +204,18 @@ def test_rendered_set_500():
     assert share >= MEASURED_FLOOR, (share, misses[:10])
 
 
+@pytest.mark.slow
+def test_issue_target_on_the_pre_registered_held_out_set():
+    """Issue #4's target, 98 % exact, on the held-out set pre-registered for it in session 6
+    before any change of that session: the first 1 000 readable renders of seeds 970000+ (same
+    options as above), read once with the session's final code: 98.2 % (982/1000). With the
+    same code the other two held-out sets read 97.4 % (the 500 above) and 98.3 % (1 000 of seeds
+    950000+): 98.1 % of the 2 500 together (docs/vision.md)."""
+    share, misses, skipped = exact_share(range(970_000, 972_000), 1000, size=SMALL)
+    print(f"exact {share:.3f}, skipped {skipped}")
+    assert share >= 0.98, (share, misses[:10])
+
+
 class _Nothing:
     def detect(self, image):
         return []
