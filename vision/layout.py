@@ -17,14 +17,13 @@ tile classes and keeps the most probable legal hand.
 from __future__ import annotations
 
 import functools
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Literal, Sequence
 
 import numpy as np
 
 from vision.classes import BACK, plain
-from vision.recognize import TileDetection, find_rows, row_lines
+from vision.recognize import TileDetection, find_rows, hand_row_score, row_lines
 from vision.sequence import Groups, SeqTile
 
 GroupKind = Literal["closed", "drawn", "called", "minkan", "kakan", "ankan", "nuki"]
@@ -216,10 +215,7 @@ def candidate_rows(tiles: Sequence[TileDetection], keep: float = 0.6) -> list[tu
     scored = []
     for r in found.values():
         members = [idx[k] for k in r.indices]
-        # face-down tiles, and faces beyond the four a set holds (light backs read as a face)
-        counts = Counter(tiles[i].label for i in members if tiles[i].label != BACK)
-        backs = (sum(tiles[i].label == BACK for i in members) + sum(max(0, c - 4) for c in counts.values())) / len(members)
-        scored.append((r.unit * len(members) * (1.15 - backs), tuple(members)))
+        scored.append((hand_row_score([tiles[i].label for i in members], r.unit), tuple(members)))
     scored.sort(key=lambda x: -x[0])
     return [m for sc, m in scored if sc >= keep * scored[0][0]]
 

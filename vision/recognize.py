@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Protocol, Sequence
 
@@ -708,24 +709,27 @@ def _beyond_band(boxes: np.ndarray, row: Row, other: Row, reach: float = 3.3) ->
     return bool(np.mean(off > reach * long_side) > 0.5)
 
 
+def hand_row_score(labels: Sequence[str], unit: float) -> float:
+    """How much a row of classified tiles looks like a hand: many, large tiles, with face-down
+    ones and faces beyond the four a set holds (light backs read as a face) counting little."""
+    counts = Counter(x for x in labels if x != BACK)
+    backs = (sum(x == BACK for x in labels) + sum(max(0, c - 4) for c in counts.values())) / len(labels)
+    return unit * len(labels) * (1.15 - backs)
+
+
 def _hand_like_rows(row: Sequence[int], others: Sequence[Sequence[int]], frame_boxes: np.ndarray,
                     labels: dict[int, str]) -> list[Sequence[int]]:
-    """The photo's level rows the layout could take for the hand, likeliest first, by the score
-    of `vision.layout.candidate_rows` over classified tiles (many, large tiles; face-down ones and
-    faces beyond the four a set holds count little); the row the photo was turned for first on a
-    tie, and only rows scoring at least 0.6 × the best (the layout's cut)."""
+    """The photo's level rows the layout could take for the hand, likeliest first, by
+    `hand_row_score` over their classified tiles (as `vision.layout.candidate_rows` ranks rows);
+    the row the photo was turned for first on a tie, and only rows scoring at least 0.6 × the
+    best (the layout's cut)."""
     def score(members: Sequence[int]) -> float:
         read = [int(k) for k in members if int(k) in labels]
         if len(read) < 2:
             return 0.0
         b = frame_boxes[read]
         unit = float(np.median(np.sqrt(np.maximum(b[:, 2] - b[:, 0], 1e-6) * np.maximum(b[:, 3] - b[:, 1], 1e-6))))
-        faces = [labels[k] for k in read if labels[k] != BACK]
-        counts: dict[str, int] = {}
-        for f in faces:
-            counts[f] = counts.get(f, 0) + 1
-        backs = (len(read) - len(faces) + sum(max(0, c - 4) for c in counts.values())) / len(read)
-        return unit * len(read) * (1.15 - backs)
+        return hand_row_score([labels[k] for k in read], unit)
 
     rows = [tuple(row)] + [tuple(o) for o in others if tuple(o) != tuple(row)]
     scored = sorted(((score(r), -k, r) for k, r in enumerate(rows)), reverse=True)
