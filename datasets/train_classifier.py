@@ -19,6 +19,7 @@ Steps (each skipped when its output exists, so an interrupted run resumes):
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -302,7 +303,10 @@ def _allow_small_imgsz(imgsz: int) -> None:
 
 def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, workers: int, seed: int,
           lr0: float, patience: int, hours: float | None = None, init: Path | None = None,
-          arch: str = "medium", threads: int = 1, save_period: int = -1) -> Path:
+          arch: str = "medium", threads: int = 1, save_period: int = -1, warmup_epochs: float = 1.0,
+          warmup_bias_lr: float = 0.1, until: float | None = None) -> Path:
+    """`until` (a Unix time): the training loop stops then; the budget is fixed when the loop starts, after
+    ultralytics has cached the images (minutes on a busy machine), so the last epoch ends on time."""
     _ultralytics_env()
     import torch
     from ultralytics import YOLO
@@ -315,11 +319,18 @@ def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, wor
     model = YOLO(str(yaml_path), task="classify")
     if init is not None:  # fine-tune: same architecture, weights of an earlier run
         model = YOLO(str(init), task="classify")
+    if until is not None:
+        def _budget(trainer):  # ultralytics' time mode: epochs re-fitted, cosine lr ends at the deadline
+            trainer.args.time = max(0.05, (until - time.time()) / 3600)
+            print(f"[train] loop starts; budget {trainer.args.time:.3f} h", flush=True)
+
+        model.add_callback("on_train_start", _budget)
+        hours = hours or 1.0  # placeholder: time mode must be on from the start (replaced by _budget)
     model.train(
         data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers, device="cpu",
         pretrained=init is not None,  # False would re-initialise the loaded weights
         seed=seed, deterministic=False, optimizer="AdamW", lr0=lr0, cos_lr=True,
-        warmup_epochs=1, patience=patience, cache="ram", amp=False, plots=False, val=True, save_period=save_period,
+        warmup_epochs=warmup_epochs, warmup_bias_lr=warmup_bias_lr, patience=patience, cache="ram", amp=False, plots=False, val=True, save_period=save_period,
         project=str(run_dir.parent), name=run_dir.name, exist_ok=True,
         # light augmentation: the real variety is rendered into the crops
         fliplr=0.0, flipud=0.0, scale=0.08, hsv_h=0.01, hsv_s=0.25, hsv_v=0.25, erasing=0.05,
@@ -453,6 +464,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photo-gen", choices=sorted(GENERATORS), default="v4", help="face generator of the photo crops")
     ap.add_argument("--boost", nargs="+", default=[], metavar="LABEL=FACTOR",
                     help="multiply the photo caps of these tile labels (both ways up), e.g. 1m=1.5 1z=1.5")
+    ap.add_argument("--warmup-epochs", type=float, default=1.0,
+                    help="lr warm-up length; short when continuing trained weights")
+    ap.add_argument("--warmup-bias-lr", type=float, default=0.1,
+                    help="ultralytics starts the biases' lr here during warm-up (0: ramp from 0 like the weights)")
+    ap.add_argument("--until", default=None, metavar="HH:MM",
+                    help="stop the training loop at this local time today (budget set after image caching)")
     ap.add_argument("--save-period", type=int, default=-1, help="also keep the weights of every N-th epoch")
     ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
     ap.add_argument("--render-only", action="store_true")
@@ -531,13 +548,25 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         print(f"error: --boost: unknown labels {unknown}", file=sys.stderr)
         return 2
+    until = None
+    if args.until:
+        try:
+            hh, mm = (int(x) for x in args.until.split(":"))
+            until = datetime.datetime.combine(datetime.date.today(), datetime.time(hh, mm)).timestamp()
+        except ValueError:
+            print(f"error: --until takes HH:MM, got {args.until}", file=sys.stderr)
+            return 2
+        if until <= time.time():
+            print(f"error: --until {args.until} is already past", file=sys.stderr)
+            return 2
     data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir, caps=caps, boost=boost)
     name = args.name or f"{data.name}_e{args.epochs}"
     run_dir = CACHE / "runs" / name
     t0 = time.time()
     weights = train(data, run_dir, imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, workers=args.workers,
                     seed=args.seeds[0], lr0=args.lr0, patience=args.patience, hours=args.hours, init=args.init,
-                    arch=args.arch, threads=args.threads, save_period=args.save_period)
+                    arch=args.arch, threads=args.threads, save_period=args.save_period,
+                    warmup_epochs=args.warmup_epochs, warmup_bias_lr=args.warmup_bias_lr, until=until)
     train_s = time.time() - t0
     meta = {"tsumo_arch": "init" if args.init else args.arch, "tsumo_train_data": data.name, "tsumo_train_epochs": args.epochs, "tsumo_train_seconds": int(train_s),
             "tsumo_init": str(args.init.name) if args.init else "scratch",
