@@ -81,6 +81,41 @@ def letterbox(image: np.ndarray, imgsz: int, *, stride: int = STRIDE, square: bo
     return out, Letterbox(scale=scale, pad_x=px, pad_y=py, width=tw, height=th)
 
 
+@dataclass(frozen=True)
+class PartRule:
+    """When a kept box is only part of a tile another kept box holds (a sideways tile boxed whole
+    and again by half: NMS lets the half through because its IoU with the whole is low), drop the
+    part. A part: at least `cover` of it lies inside the other box, its area at most `max_area` of
+    the other's (same-size boxes — a kakan's stacked tile on its base, touching neighbours of a
+    diagonal row — are never parts), and the other box scores at least `score_ratio` × the part's."""
+
+    cover: float = 0.8
+    max_area: float = 0.75
+    score_ratio: float = 0.5
+
+
+def drop_parts(boxes: np.ndarray, scores: np.ndarray, rule: PartRule) -> np.ndarray:
+    """Indices of the boxes kept (in their order) once the parts of other boxes are dropped."""
+    n = len(boxes)
+    if n < 2:
+        return np.arange(n)
+    x1, y1, x2, y2 = boxes.T
+    areas = np.maximum(x2 - x1, 0) * np.maximum(y2 - y1, 0)
+    iw = np.clip(np.minimum(x2[:, None], x2[None]) - np.maximum(x1[:, None], x1[None]), 0, None)
+    ih = np.clip(np.minimum(y2[:, None], y2[None]) - np.maximum(y1[:, None], y1[None]), 0, None)
+    inter = iw * ih
+    # part[i, j]: box i is a part of box j
+    part = ((inter >= rule.cover * np.maximum(areas[:, None], 1e-9))
+            & (areas[:, None] <= rule.max_area * areas[None])
+            & (scores[None] >= rule.score_ratio * scores[:, None]))
+    np.fill_diagonal(part, False)
+    alive = np.ones(n, bool)
+    for j in np.argsort(-areas, kind="stable"):  # a dropped box can't cost another its place
+        if alive[j]:
+            alive &= ~part[:, j]
+    return np.flatnonzero(alive)
+
+
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
     """Indices kept by greedy non-maximum suppression (boxes N×4 xyxy), highest score first."""
     if len(boxes) == 0:
@@ -107,7 +142,7 @@ class TileDetector:
     """Loads the ONNX detector once; `detect` is safe to call from several threads."""
 
     def __init__(self, path: str | Path = DEFAULT_PATH, threads: int = 2, *, conf: float | None = None,
-                 iou: float | None = None, imgsz: int | None = None):
+                 iou: float | None = None, imgsz: int | None = None, parts: PartRule | None = None):
         import onnxruntime as ort
 
         path = Path(path)
@@ -128,6 +163,7 @@ class TileDetector:
         self.dynamic = not all(isinstance(d, int) for d in shape[2:])
         self.path = path
         self.threads = threads
+        self.parts = parts
 
     def detect(self, image_rgb: np.ndarray, *, imgsz: int | None = None, conf: float | None = None) -> list[Box]:
         """Tiles in an RGB uint8 photo (any size), best first. `imgsz` overrides the input size."""
@@ -152,6 +188,9 @@ class TileDetector:
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
         kept = nms(boxes, s, self.iou)
         boxes, s = boxes[kept], s[kept]
+        if self.parts is not None:
+            kept = drop_parts(boxes, s, self.parts)
+            boxes, s = boxes[kept], s[kept]
         boxes[:, [0, 2]] = np.clip((boxes[:, [0, 2]] - lb.pad_x) / lb.scale, 0, w)
         boxes[:, [1, 3]] = np.clip((boxes[:, [1, 3]] - lb.pad_y) / lb.scale, 0, h)
         return [Box(float(a), float(b), float(c), float(d), float(e)) for (a, b, c, d), e in zip(boxes, s)

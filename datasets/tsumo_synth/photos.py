@@ -52,6 +52,18 @@ PRESETS: dict[str, dict] = {
         "partial": 0.15,
         "hard": True,
     },
+    # "calls" (session 7): the shipped detector's end-to-end misses — sideways tiles split into two
+    # half boxes, added kans, small/far hands (10-20 px tiles), low cameras — each photo drawing its
+    # own mix (see `_calls_options`): many called melds (kakan a third of them), a wider range of
+    # hand sizes reaching down to far hands, a low camera in 40 % of photos, and the hard preset's
+    # looks (whites, face-down runs, pale backs, kakan on top) in a third.
+    "calls": {
+        "hand": {"meld_counts": (0.1, 0.2, 0.3, 0.25, 0.15), "meld_kinds": (0.22, 0.25, 0.1, 0.3, 0.13),
+                 "win_styles": (0.5, 0.15, 0.35)},
+        "scene": {"kakan_on_top": 0.3},
+        "partial": 0.08,
+        "calls": True,
+    },
 }
 
 # pale backs like real-dev's lavender (and the light colours that make ivory faces hard to part)
@@ -73,10 +85,13 @@ def render_one(i: int, seed: int, *, artist, size: tuple[int, int] | None = None
     if size is None:
         size = SIZES[int(rng.integers(len(SIZES)))]
     extra = _hard_options(rng) if recipe.get("hard") else {}
+    calls_hard = False
+    if recipe.get("calls"):
+        extra, calls_hard = _calls_options(rng)
     opts = SceneOptions(size=size, players=players, **{**recipe.get("scene", {}), **extra, **(options or {})})
     hand: dict | None = {k: v for k, v in spec.hand.items()}
     sequence = spec.sequence
-    if recipe.get("hard"):
+    if recipe.get("hard") or calls_hard:
         edited = _featureless_run(sequence, rng)
         if edited != sequence:
             sequence, hand = edited, None
@@ -95,6 +110,24 @@ def _hard_options(rng: np.random.Generator) -> dict:
     if rng.random() < 0.5:
         out["standing"] = True
     return out
+
+
+def _calls_options(rng: np.random.Generator) -> tuple[dict, bool]:
+    """Per-photo scene knobs of the "calls" preset; also whether the hard looks apply."""
+    out: dict = {}
+    u = rng.random()
+    if u < 0.3:
+        out["hand_fraction_range"] = (0.25, 0.45)  # far hand: 10-20 px tiles in the detector's input
+    elif u < 0.8:
+        out["hand_fraction_range"] = (0.4, 0.8)
+    else:
+        out["hand_fraction_range"] = (0.7, 0.98)
+    if rng.random() < 0.4:
+        out["elevation_range_deg"] = (15.0, 40.0)
+    hard = bool(rng.random() < 0.33)
+    if hard:
+        out.update(_hard_options(rng))
+    return out, hard
 
 
 def _featureless_run(sequence: str, rng: np.random.Generator) -> str:

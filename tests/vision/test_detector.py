@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.detect import DEFAULT_PATH, Box, TileDetector, letterbox, nms
+from vision.detect import DEFAULT_PATH, Box, PartRule, TileDetector, drop_parts, letterbox, nms
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "datasets"))
@@ -32,6 +32,33 @@ def test_nms_keeps_best_of_overlapping_boxes():
     assert list(nms(boxes, scores, 0.6)) == [1, 2]
     assert list(nms(boxes, scores, 0.99)) == [1, 2, 0, 3]
     assert len(nms(np.zeros((0, 4)), np.zeros(0), 0.5)) == 0
+
+
+def test_part_of_a_tile_boxed_whole_is_dropped():
+    rule = PartRule(cover=0.8, max_area=0.75, score_ratio=0.5)
+    lying = [100, 100, 140, 130]            # a sideways tile, 40 x 30
+    half = [101, 100, 121, 130]             # its left half, boxed again
+    boxes = np.array([lying, half, [140, 95, 170, 135]], float)  # + the upright neighbour
+    assert list(drop_parts(boxes, np.array([0.7, 0.6, 0.8]), rule)) == [0, 2]
+    # the half scores far above the whole: the surer box stays, nothing dropped
+    assert list(drop_parts(boxes, np.array([0.3, 0.9, 0.8]), rule)) == [0, 1, 2]
+    # a half mostly outside the whole box is not a part of it
+    off = np.array([lying, [125, 100, 150, 130]], float)
+    assert list(drop_parts(off, np.array([0.7, 0.6]), rule)) == [0, 1]
+
+
+def test_same_size_overlaps_are_not_parts():
+    rule = PartRule()
+    # added kan: the 2nd sideways tile lies on the first, shifted by the tile's thickness
+    kakan = np.array([[100, 100, 140, 130], [100, 92, 140, 122]], float)
+    assert list(drop_parts(kakan, np.array([0.6, 0.5]), rule)) == [0, 1]
+    # touching upright tiles of a diagonal row: axis-aligned boxes overlap a lot, sizes alike
+    diagonal = np.array([[0, 0, 30, 40], [18, 10, 48, 50], [36, 20, 66, 60]], float)
+    assert list(drop_parts(diagonal, np.array([0.5, 0.9, 0.4]), rule)) == [0, 1, 2]
+    # a run of face-down tiles: same sizes side by side
+    backs = np.array([[i * 30, 0, i * 30 + 30, 40] for i in range(4)], float)
+    assert list(drop_parts(backs, np.full(4, 0.6), rule)) == [0, 1, 2, 3]
+    assert len(drop_parts(np.zeros((0, 4)), np.zeros(0), rule)) == 0
 
 
 def test_match_is_one_to_one():

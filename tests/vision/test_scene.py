@@ -286,3 +286,26 @@ def test_hard_preset_rows_of_featureless_tiles(faces):
         row = lab.sequence.split(" | ")[0].split()
         runs += any(row[k:k + 3] in (["5z"] * 3, ["x"] * 3) for k in range(len(row)))
     assert runs >= 2
+
+
+def test_calls_preset_more_called_tiles_and_far_hands(faces):
+    """The "calls" training recipe (session 7): more sideways and stacked hand tiles than the
+    default recipe, some far hands (small tiles), labels as consistent (every hand tile boxed
+    inside the photo, one per tile of the sequence)."""
+    from tsumo_synth.photos import render_one
+
+    called = {"default": 0, "calls": 0}
+    sizes = {"default": [], "calls": []}
+    for preset in called:
+        for i in range(8):
+            img, lab = render_one(i, 53, artist=faces, preset=preset)
+            h, w = img.shape[:2]
+            assert len(lab.hand_tiles) == len(_sequence_tiles(lab.sequence))
+            for t in lab.hand_tiles:
+                x1, y1, x2, y2 = t.box
+                assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+                called[preset] += t.sideways or t.stacked
+            sizes[preset].append(np.median([max(t.box[2] - t.box[0], t.box[3] - t.box[1]) / max(w, h)
+                                            for t in lab.hand_tiles]))
+    assert called["calls"] > 1.5 * called["default"]
+    assert min(sizes["calls"]) < min(sizes["default"])
