@@ -26,7 +26,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "datasets")]
 
-from vision.detect import DEFAULT_PATH, TileDetector  # noqa: E402
+from vision.detect import DEFAULT_PATH, PartRule, TileDetector  # noqa: E402
 from tsumo_synth.turn import row_angle, turn_level  # noqa: E402
 
 
@@ -230,6 +230,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reader", type=Path, default=None, metavar="CLASSIFIER.onnx",
                     help="measure the boxes the photo reader keeps (with its second detection around the hand row), "
                          "using this classifier to find the row")
+    ap.add_argument("--parts", type=str, default=None, metavar="COVER,MAX_AREA,SCORE_RATIO|none",
+                    help="vision.detect.PartRule for dropping boxes that are part of another (default: the detector's)")
+    ap.add_argument("--vote", type=float, default=None, metavar="IOU",
+                    help="box voting: each kept box the score-weighted mean of the candidates over it at this IoU")
+    ap.add_argument("--flip", action="store_true", help="also detect on the mirrored input (test-time augmentation)")
     ap.add_argument("--latency", action="store_true", help="time a 12-MP photo")
     ap.add_argument("--draw-misses", type=Path, default=None, metavar="DIR",
                     help="write a PNG of every rendered photo with a missed hand tile (look before choosing data)")
@@ -238,8 +243,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"eval_detector: model not found: {args.model}", file=sys.stderr)
         return 2
     detector = net = TileDetector(args.model, threads=args.threads, conf=args.conf, imgsz=args.imgsz, iou=args.nms_iou)
+    if args.vote is not None:
+        detector.vote = args.vote
+    if args.flip:
+        detector.flip = True
+    if args.parts:
+        try:
+            detector.parts = None if args.parts == "none" else PartRule(*map(float, args.parts.split(",")))
+        except (TypeError, ValueError):
+            print(f"eval_detector: --parts wants COVER,MAX_AREA,SCORE_RATIO or none, got {args.parts!r}", file=sys.stderr)
+            return 2
     report: dict = {"model": str(args.model), "imgsz": detector.imgsz, "conf": detector.conf, "nms_iou": detector.iou,
-                    "iou_match": args.iou}
+                    "iou_match": args.iou, "parts": str(detector.parts),
+                    "vote": detector.vote, "flip": detector.flip}
     if args.reader:
         if not args.reader.is_file():
             print(f"eval_detector: classifier not found: {args.reader}", file=sys.stderr)

@@ -142,7 +142,8 @@ class TileDetector:
     """Loads the ONNX detector once; `detect` is safe to call from several threads."""
 
     def __init__(self, path: str | Path = DEFAULT_PATH, threads: int = 2, *, conf: float | None = None,
-                 iou: float | None = None, imgsz: int | None = None, parts: PartRule | None = None):
+                 iou: float | None = None, imgsz: int | None = None, parts: PartRule | None = None,
+                 vote: float | None = None, flip: bool = False):
         import onnxruntime as ort
 
         path = Path(path)
@@ -164,6 +165,8 @@ class TileDetector:
         self.path = path
         self.threads = threads
         self.parts = parts
+        self.vote = vote
+        self.flip = flip
 
     def detect(self, image_rgb: np.ndarray, *, imgsz: int | None = None, conf: float | None = None) -> list[Box]:
         """Tiles in an RGB uint8 photo (any size), best first. `imgsz` overrides the input size."""
@@ -177,17 +180,20 @@ class TileDetector:
         size = int(imgsz or self.imgsz)
         inp, lb = letterbox(image_rgb, size, square=not self.dynamic)
         x = np.ascontiguousarray(inp.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
-        out = self.session.run(None, {self.input_name: x})[0][0]  # (4 + classes) × anchors
-        scores = out[4:].max(axis=0)
         threshold = self.conf if conf is None else conf
-        keep = scores >= threshold
-        if not keep.any():
+        boxes, s = self._candidates(x, threshold)
+        if self.flip:  # the mirrored input too, its boxes mirrored back
+            fb, fs = self._candidates(np.ascontiguousarray(x[..., ::-1]), threshold)
+            fb[:, [0, 2]] = x.shape[3] - fb[:, [2, 0]]
+            boxes, s = np.concatenate([boxes, fb]), np.concatenate([s, fs])
+        if not len(s):
             return []
-        cx, cy, bw, bh = out[:4, keep]
-        s = scores[keep]
-        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
         kept = nms(boxes, s, self.iou)
-        boxes, s = boxes[kept], s[kept]
+        if self.vote is not None:  # each kept box: the score-weighted mean of the candidates over it
+            boxes = vote_boxes(boxes, s, kept, self.vote)
+        else:
+            boxes = boxes[kept]
+        s = s[kept]
         if self.parts is not None:
             kept = drop_parts(boxes, s, self.parts)
             boxes, s = boxes[kept], s[kept]
@@ -195,6 +201,30 @@ class TileDetector:
         boxes[:, [1, 3]] = np.clip((boxes[:, [1, 3]] - lb.pad_y) / lb.scale, 0, h)
         return [Box(float(a), float(b), float(c), float(d), float(e)) for (a, b, c, d), e in zip(boxes, s)
                 if c - a >= 1 and d - b >= 1]
+
+    def _candidates(self, x: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        """Raw boxes (xyxy, network-input pixels) and scores at or above `threshold`."""
+        out = self.session.run(None, {self.input_name: x})[0][0]  # (4 + classes) × anchors
+        scores = out[4:].max(axis=0)
+        keep = scores >= threshold
+        cx, cy, bw, bh = out[:4, keep]
+        return np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1), scores[keep]
+
+
+def vote_boxes(boxes: np.ndarray, scores: np.ndarray, kept: np.ndarray, iou: float) -> np.ndarray:
+    """Box voting: each kept box becomes the score-weighted mean of every candidate overlapping it
+    with IoU ≥ `iou` (itself included) — steadier edges than the single best candidate."""
+    k = boxes[kept]
+    x1 = np.maximum(k[:, None, 0], boxes[None, :, 0])
+    y1 = np.maximum(k[:, None, 1], boxes[None, :, 1])
+    x2 = np.minimum(k[:, None, 2], boxes[None, :, 2])
+    y2 = np.minimum(k[:, None, 3], boxes[None, :, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    area = lambda b: np.maximum(b[..., 2] - b[..., 0], 0) * np.maximum(b[..., 3] - b[..., 1], 0)
+    ov = inter / np.maximum(area(k)[:, None] + area(boxes)[None] - inter, 1e-9)
+    w = np.where(ov >= iou, scores[None], 0.0)
+    w[np.arange(len(kept)), kept] = scores[kept]
+    return (w @ boxes) / w.sum(axis=1, keepdims=True)
 
 
 def _ultralytics_imgsz(meta: dict) -> int | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.detect import DEFAULT_PATH, Box, PartRule, TileDetector, drop_parts, letterbox, nms
+from vision.detect import DEFAULT_PATH, Box, PartRule, TileDetector, drop_parts, letterbox, nms, vote_boxes
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "datasets"))
@@ -61,6 +61,18 @@ def test_same_size_overlaps_are_not_parts():
     assert len(drop_parts(np.zeros((0, 4)), np.zeros(0), rule)) == 0
 
 
+def test_box_voting_averages_the_candidates_over_a_kept_box():
+    boxes = np.array([[0, 0, 10, 10], [2, 0, 12, 10], [40, 40, 50, 50], [20, 0, 30, 10]], float)
+    scores = np.array([0.9, 0.3, 0.8, 0.5])
+    kept = nms(boxes, scores, 0.6)
+    assert list(kept) == [0, 2, 3]
+    voted = vote_boxes(boxes, scores, kept, 0.6)
+    # box 1 (IoU 0.67 with box 0) pulls box 0 right by its weight's share; the others stand alone
+    assert voted[0] == pytest.approx([(0 * 0.9 + 2 * 0.3) / 1.2, 0, (10 * 0.9 + 12 * 0.3) / 1.2, 10])
+    assert voted[1:].tolist() == boxes[[2, 3]].tolist()
+    assert vote_boxes(boxes, scores, kept, 0.7)[0].tolist() == boxes[0].tolist()
+
+
 def test_match_is_one_to_one():
     gt = np.array([[0, 0, 10, 10], [20, 0, 30, 10]], float)
     pred = np.array([[0, 0, 10, 10], [1, 0, 10, 10], [50, 50, 60, 60]], float)
@@ -83,6 +95,22 @@ def test_shipped_model_runs_on_onnxruntime_alone(detector):
     assert detector.metadata.get("tsumo_model") == "tile_detector"
     assert 0 < detector.conf < 1 and 0 < detector.iou < 1
     assert DEFAULT_PATH.stat().st_size < 12 * 2**20
+
+
+def test_mirrored_detection_is_symmetric(shared_dir):
+    """With `flip` the detector reads the photo and its mirror image and pools the boxes, so a
+    mirrored photo gives the mirrored boxes (up to a pixel of letterbox rounding)."""
+    from tsumo_synth.photos import render_one
+    from tsumo_synth.scene import default_face_source
+
+    img, _ = render_one(3, 424243, artist=default_face_source(shared_dir, per_label=2), size=(640, 480))
+    det = TileDetector(DEFAULT_PATH, threads=1, flip=True)
+    a = sorted((round(b.x1), round(b.y1)) for b in det.detect(img))
+    b = sorted((round(640 - b.x2), round(b.y1)) for b in det.detect(np.ascontiguousarray(img[:, ::-1])))
+    assert len(a) == len(b) > 10
+    assert np.abs(np.array(a) - np.array(b)).max() <= 1.5
+    plain = TileDetector(DEFAULT_PATH, threads=1)
+    assert len(det.detect(img)) >= len(plain.detect(img))
 
 
 def test_bad_images_are_refused(detector):
