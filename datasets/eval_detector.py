@@ -235,6 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--vote", type=float, default=None, metavar="IOU",
                     help="box voting: each kept box the score-weighted mean of the candidates over it at this IoU")
     ap.add_argument("--flip", action="store_true", help="also detect on the mirrored input (test-time augmentation)")
+    ap.add_argument("--flip-vote-only", action="store_true",
+                    help="with --flip and --vote: the mirror's boxes only vote on the photo's own (none added)")
     ap.add_argument("--latency", action="store_true", help="time a 12-MP photo")
     ap.add_argument("--draw-misses", type=Path, default=None, metavar="DIR",
                     help="write a PNG of every rendered photo with a missed hand tile (look before choosing data)")
@@ -247,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         detector.vote = args.vote
     if args.flip:
         detector.flip = True
+        detector.flip_adds = not args.flip_vote_only
     if args.parts:
         try:
             detector.parts = None if args.parts == "none" else PartRule(*map(float, args.parts.split(",")))
@@ -255,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     report: dict = {"model": str(args.model), "imgsz": detector.imgsz, "conf": detector.conf, "nms_iou": detector.iou,
                     "iou_match": args.iou, "parts": str(detector.parts),
-                    "vote": detector.vote, "flip": detector.flip}
+                    "vote": detector.vote, "flip": detector.flip,
+                    "flip_adds": detector.flip_adds}
     if args.reader:
         if not args.reader.is_file():
             print(f"eval_detector: classifier not found: {args.reader}", file=sys.stderr)

@@ -143,7 +143,7 @@ class TileDetector:
 
     def __init__(self, path: str | Path = DEFAULT_PATH, threads: int = 2, *, conf: float | None = None,
                  iou: float | None = None, imgsz: int | None = None, parts: PartRule | None = None,
-                 vote: float | None = None, flip: bool = False):
+                 vote: float | None = None, flip: bool = False, flip_adds: bool = True):
         import onnxruntime as ort
 
         path = Path(path)
@@ -167,6 +167,7 @@ class TileDetector:
         self.parts = parts
         self.vote = vote
         self.flip = flip
+        self.flip_adds = flip_adds
 
     def detect(self, image_rgb: np.ndarray, *, imgsz: int | None = None, conf: float | None = None) -> list[Box]:
         """Tiles in an RGB uint8 photo (any size), best first. `imgsz` overrides the input size."""
@@ -182,13 +183,19 @@ class TileDetector:
         x = np.ascontiguousarray(inp.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
         threshold = self.conf if conf is None else conf
         boxes, s = self._candidates(x, threshold)
+        if not len(s) and not (self.flip and self.flip_adds):
+            return []
+        kept = nms(boxes, s, self.iou)
         if self.flip:  # the mirrored input too, its boxes mirrored back
             fb, fs = self._candidates(np.ascontiguousarray(x[..., ::-1]), threshold)
             fb[:, [0, 2]] = x.shape[3] - fb[:, [2, 0]]
             boxes, s = np.concatenate([boxes, fb]), np.concatenate([s, fs])
+            # pooled: the boxes of either view kept; else the mirror's candidates only vote on the
+            # photo's own kept boxes (steadier edges, no box added)
+            if self.flip_adds:
+                kept = nms(boxes, s, self.iou)
         if not len(s):
             return []
-        kept = nms(boxes, s, self.iou)
         if self.vote is not None:  # each kept box: the score-weighted mean of the candidates over it
             boxes = vote_boxes(boxes, s, kept, self.vote)
         else:
