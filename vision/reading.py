@@ -41,16 +41,20 @@ MAX_FIX_COST = 6.0  # give up rather than accept a hand e^6 ≈ 400 times less l
 PEN_TWICE = 0.5
 TWICE_OVERLAP = 0.3
 MAX_TWICE = 2
-# A box where there is no tile (a gap or a shadow between tiles, read as a blank white dragon)
-# makes one tile too many, and can fill the gap that sets the drawn tile apart. When a reading has
-# too many tiles, each of its (at most MAX_FAINT) boxes detected with a score under FAINT_BELOW is
-# left out in turn, the hand laid out again, at a cost PEN_FAINT. Shipped models, tune renders
-# (seeds 800000+, 700000+: 1 376): 980 -> 1 004 read exactly (0.5: 989, 0.6: 996, 0.8: 1 004;
-# PEN_FAINT 1.5: 1 003, 3: 1 000; MAX_FAINT 1: 999, 3: 1 006 but slower); fresh renders
-# (720000+, 477, after choosing): 337 -> 341; of all 1 853, 30 gained and 2 lost.
+# A box where there is no tile (a gap or a shadow between tiles, read as a blank white dragon or a
+# face-down tile) makes one tile too many, fills the gap that sets the drawn tile apart, or makes
+# the layout end the row early. When no reading costs FAINT_TRY_ABOVE or less, the hand row's (at
+# most MAX_FAINT) boxes detected with a score under FAINT_BELOW are left out in turn, the hand laid
+# out again, at a cost PEN_FAINT. Shipped models, tune renders (seeds 800000+, 700000+: 1 376):
+# 980 -> 1 014 read exactly (boxes in readings of 15+ tiles only: 1 004, with FAINT_BELOW 0.5:
+# 989, 0.6: 996, 0.8: 1 004; PEN_FAINT 1.5: 1 003, 3: 1 000; MAX_FAINT 1: 999); tried for every
+# photo the reading step takes twice as long (median), with FAINT_TRY_ABOVE 2 no longer, 3: 1 012.
+# Fresh renders (720000+, 477, after choosing): 337 -> 347. (The layout's candidate rows' faint
+# boxes too, not only the rows it laid out: 1 015 and 345.)
 FAINT_BELOW = 0.7
 PEN_FAINT = 2.0
 MAX_FAINT = 2
+FAINT_TRY_ABOVE = 2.0
 # Players sort their hands: each suit in one block (in any order of suits), numbers rising left to
 # right (see `_sort_breaks`). A prior, not a rule (not every player sorts, renders swap two
 # neighbours in 8 % of hands): each break costs SORT_WEIGHT, as much as a runner-up class
@@ -468,24 +472,12 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
         return Reading(tiles, error="no hand was found among the tiles", error_code="no_hand", **base)
 
     arrangements = arrangements + [b for a in arrangements for b in _without_twice(tiles, a)]
-    arrangements += _without_faint(tiles, arrangements, players)
-    best = None  # (total cost, arrangement, labels, eval, tiles as laid)
     budget = [SEARCH_BUDGET]
-    for arr in sorted(arrangements, key=lambda a: a.geometry):
-        if arr.tile_count not in (13, 14):
-            continue
-        extra = PEN_THIRTEEN if arr.tile_count == 13 else 0.0
-        cap = MAX_FIX_COST if best is None else min(MAX_FIX_COST, best[0] - arr.geometry - extra)
-        if cap < 0:
-            continue
-        laid = _as_laid(tiles, arr)
-        found = _search(laid, arr, players, budget, cap)
-        if found is None:
-            continue
-        labels, cost, ev = found
-        total = cost + arr.geometry + (PEN_THIRTEEN if arr.tile_count == 13 else 0.0)
-        if best is None or total < best[0]:
-            best = (total, arr, labels, ev, laid)
+    best = _best_reading(tiles, arrangements, players, budget)
+    if best is None or best[0] > FAINT_TRY_ABOVE:  # (a sure reading is not laid out again)
+        faint = _without_faint(tiles, arrangements, players)
+        arrangements += faint
+        best = _best_reading(tiles, faint, players, budget, best)
     if best is None:  # no legal reading: report the plain one, leaving out as few tiles as possible
         arr = min(arrangements, key=lambda a: (-len(a.used), a.penalty))
         tiles = _as_laid(tiles, arr)
@@ -561,6 +553,29 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     return reading
 
 
+def _best_reading(tiles: list[TileDetection], arrangements: Sequence[Arrangement], players: int,
+                  budget: list[int], best: tuple | None = None) -> tuple | None:
+    """The likeliest legal reading over `arrangements` as (cost, arrangement, labels, evaluation,
+    tiles as laid), or `best` when none costs less; arrangements whose geometry alone costs more
+    than the best so far are not searched."""
+    for arr in sorted(arrangements, key=lambda a: a.geometry):
+        if arr.tile_count not in (13, 14):
+            continue
+        extra = PEN_THIRTEEN if arr.tile_count == 13 else 0.0
+        cap = MAX_FIX_COST if best is None else min(MAX_FIX_COST, best[0] - arr.geometry - extra)
+        if cap < 0:
+            continue
+        laid = _as_laid(tiles, arr)
+        found = _search(laid, arr, players, budget, cap)
+        if found is None:
+            continue
+        labels, cost, ev = found
+        total = cost + arr.geometry + extra
+        if best is None or total < best[0]:
+            best = (total, arr, labels, ev, laid)
+    return best
+
+
 def _without_twice(tiles: Sequence[TileDetection], arr: Arrangement) -> list[Arrangement]:
     """One tile too many, and two neighbouring closed boxes overlapping much along the row: the
     detector may have boxed one tile twice (boxes shifted by a third of a tile pass its
@@ -594,13 +609,12 @@ def _boxed_twice(tiles: Sequence[TileDetection], g: Group) -> set[int]:
 
 def _without_faint(tiles: Sequence[TileDetection], arrangements: list[Arrangement],
                    players: int) -> list[Arrangement]:
-    """One tile too many, and a faint box among them: the detector may have boxed a gap or a
-    shadow between tiles (it reads as a blank white dragon), or one tile twice (see
-    `_without_twice`). The hand is laid out again without that box, at a cost: again, because
-    the box may have filled the gap before the drawn tile."""
-    faint = sorted({i for a in arrangements if a.tile_count > 14 for i in a.used
-                    if tiles[i].det_score < FAINT_BELOW and tiles[i].label != BACK},
-                   key=lambda i: tiles[i].det_score)[:MAX_FAINT]
+    """The detector may box a gap or a shadow between tiles (it reads as a blank white dragon or a
+    face-down tile), or one tile twice (see `_without_twice`): the hand row's faintest boxes are
+    left out in turn and the hand laid out again, at a cost. Again, because such a box hides the
+    gap before the drawn tile, or makes the layout end the row early."""
+    row = {i for a in arrangements for i in a.row}
+    faint = sorted((i for i in row if tiles[i].det_score < FAINT_BELOW), key=lambda i: tiles[i].det_score)[:MAX_FAINT]
     out: list[Arrangement] = []
     for i in faint:
         without = [replace(t, label=None, candidates=(), turned_candidates=()) if k == i else t
