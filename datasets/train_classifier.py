@@ -390,6 +390,32 @@ def export_onnx(weights: Path, out: Path, *, imgsz: int, margin: float, extra_me
     return out
 
 
+def average_checkpoints(inputs: list[Path], out: Path) -> Path:
+    """A weight average ("model soup") of checkpoints of one lineage (same network, continued runs).
+
+    Session 7 shipped one: epochs of three runs, each near the noise line alone, averaged. The EMA
+    weights are averaged (BatchNorm statistics too, integer counters from the first), stored like an
+    ultralytics checkpoint (fp16) so `export_onnx` takes it as it is."""
+    import copy
+
+    import torch
+
+    cks = [torch.load(p, map_location="cpu", weights_only=False) for p in inputs]
+    net = lambda c: c["ema"] if c.get("ema") is not None else c["model"]  # noqa: E731
+    key = "ema" if cks[-1].get("ema") is not None else "model"
+    sds = [net(c).float().state_dict() for c in cks]
+    avg = {k: (sum(sd[k].float() for sd in sds) / len(sds) if v.is_floating_point() else v)
+           for k, v in sds[0].items()}
+    m = copy.deepcopy(net(cks[-1])).float()
+    m.load_state_dict(avg)
+    ck = dict(cks[-1])
+    ck[key] = m.half()
+    ck["model"] = None if key == "ema" else m.half()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(ck, out)
+    return out
+
+
 def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None, *, caps: dict[Path, int] | None = None,
               boost: dict[str, float] | None = None) -> Path:
     """A training folder of symlinks: every synthetic set's train split (+ real crops); val from the last.
@@ -470,11 +496,24 @@ def main(argv: list[str] | None = None) -> int:
                     help="ultralytics starts the biases' lr here during warm-up (0: ramp from 0 like the weights)")
     ap.add_argument("--until", default=None, metavar="HH:MM",
                     help="stop the training loop at this local time today (budget set after image caching)")
+    ap.add_argument("--soup", type=Path, nargs="+", default=None, metavar="CKPT",
+                    help="only average these checkpoints' weights and export the average to --out")
     ap.add_argument("--save-period", type=int, default=-1, help="also keep the weights of every N-th epoch")
     ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--no-render", action="store_true", help="train on the crops already rendered (partial sets)")
     args = ap.parse_args(argv)
+    if args.soup:
+        missing = [p for p in args.soup if not p.is_file()]
+        if missing:
+            print(f"error: --soup: no such checkpoint {missing[0]}", file=sys.stderr)
+            return 2
+        _ultralytics_env()
+        pt = average_checkpoints(args.soup, args.out.with_suffix(".pt"))
+        out = export_onnx(pt, args.out, imgsz=args.imgsz, margin=CROP_MARGIN,
+                          extra_meta={"tsumo_train_soup": " + ".join(p.stem for p in args.soup)})
+        print(f"[done] soup of {len(args.soup)} -> {out}", flush=True)
+        return 0
     if len(args.per_class) != len(args.seeds):
         print("error: give one --per-class number per --seeds value", file=sys.stderr)
         return 2
