@@ -244,18 +244,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.model.is_file():
         print(f"eval_detector: model not found: {args.model}", file=sys.stderr)
         return 2
-    detector = net = TileDetector(args.model, threads=args.threads, conf=args.conf, imgsz=args.imgsz, iou=args.nms_iou)
-    if args.vote is not None:
-        detector.vote = args.vote
-    if args.flip:
-        detector.flip = True
-        detector.flip_adds = not args.flip_vote_only
-    if args.parts:
+    parts = None
+    if args.parts and args.parts != "none":
         try:
-            detector.parts = None if args.parts == "none" else PartRule(*map(float, args.parts.split(",")))
+            parts = PartRule(*map(float, args.parts.split(",")))
         except (TypeError, ValueError):
             print(f"eval_detector: --parts wants COVER,MAX_AREA,SCORE_RATIO or none, got {args.parts!r}", file=sys.stderr)
             return 2
+    detector = net = TileDetector(args.model, threads=args.threads, conf=args.conf, imgsz=args.imgsz, iou=args.nms_iou,
+                                  parts=parts, vote=args.vote, flip=args.flip, flip_adds=not (args.flip and args.flip_vote_only))
     report: dict = {"model": str(args.model), "imgsz": detector.imgsz, "conf": detector.conf, "nms_iou": detector.iou,
                     "iou_match": args.iou, "parts": str(detector.parts),
                     "vote": detector.vote, "flip": detector.flip,

@@ -99,11 +99,8 @@ def drop_parts(boxes: np.ndarray, scores: np.ndarray, rule: PartRule) -> np.ndar
     n = len(boxes)
     if n < 2:
         return np.arange(n)
-    x1, y1, x2, y2 = boxes.T
-    areas = np.maximum(x2 - x1, 0) * np.maximum(y2 - y1, 0)
-    iw = np.clip(np.minimum(x2[:, None], x2[None]) - np.maximum(x1[:, None], x1[None]), 0, None)
-    ih = np.clip(np.minimum(y2[:, None], y2[None]) - np.maximum(y1[:, None], y1[None]), 0, None)
-    inter = iw * ih
+    areas = _area(boxes)
+    inter = _intersection(boxes, boxes)
     # part[i, j]: box i is a part of box j
     part = ((inter >= rule.cover * np.maximum(areas[:, None], 1e-9))
             & (areas[:, None] <= rule.max_area * areas[None])
@@ -116,23 +113,30 @@ def drop_parts(boxes: np.ndarray, scores: np.ndarray, rule: PartRule) -> np.ndar
     return np.flatnonzero(alive)
 
 
+def _area(boxes: np.ndarray) -> np.ndarray:
+    """Areas of xyxy boxes (…×4), 0 for an inverted box."""
+    return np.maximum(boxes[..., 2] - boxes[..., 0], 0) * np.maximum(boxes[..., 3] - boxes[..., 1], 0)
+
+
+def _intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise intersection areas of xyxy boxes a (N×4) and b (M×4): N×M."""
+    iw = np.maximum(np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0]), 0)
+    ih = np.maximum(np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1]), 0)
+    return iw * ih
+
+
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
     """Indices kept by greedy non-maximum suppression (boxes N×4 xyxy), highest score first."""
     if len(boxes) == 0:
         return np.zeros(0, np.int64)
-    x1, y1, x2, y2 = boxes.T
-    areas = np.maximum(x2 - x1, 0) * np.maximum(y2 - y1, 0)
+    areas = _area(boxes)
     order = np.argsort(-scores, kind="stable")
     keep = []
     while order.size:
         i = order[0]
         keep.append(i)
         rest = order[1:]
-        ix1 = np.maximum(x1[i], x1[rest])
-        iy1 = np.maximum(y1[i], y1[rest])
-        ix2 = np.minimum(x2[i], x2[rest])
-        iy2 = np.minimum(y2[i], y2[rest])
-        inter = np.maximum(ix2 - ix1, 0) * np.maximum(iy2 - iy1, 0)
+        inter = _intersection(boxes[i:i + 1], boxes[rest])[0]
         ov = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
         order = rest[ov <= iou]
     return np.array(keep, np.int64)
@@ -222,13 +226,8 @@ def vote_boxes(boxes: np.ndarray, scores: np.ndarray, kept: np.ndarray, iou: flo
     """Box voting: each kept box becomes the score-weighted mean of every candidate overlapping it
     with IoU ≥ `iou` (itself included) — steadier edges than the single best candidate."""
     k = boxes[kept]
-    x1 = np.maximum(k[:, None, 0], boxes[None, :, 0])
-    y1 = np.maximum(k[:, None, 1], boxes[None, :, 1])
-    x2 = np.minimum(k[:, None, 2], boxes[None, :, 2])
-    y2 = np.minimum(k[:, None, 3], boxes[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = lambda b: np.maximum(b[..., 2] - b[..., 0], 0) * np.maximum(b[..., 3] - b[..., 1], 0)
-    ov = inter / np.maximum(area(k)[:, None] + area(boxes)[None] - inter, 1e-9)
+    inter = _intersection(k, boxes)
+    ov = inter / np.maximum(_area(k)[:, None] + _area(boxes)[None] - inter, 1e-9)
     w = np.where(ov >= iou, scores[None], 0.0)
     w[np.arange(len(kept)), kept] = scores[kept]
     return (w @ boxes) / w.sum(axis=1, keepdims=True)
