@@ -187,6 +187,22 @@ def _classify_photo_tiles(clf: TileClassifier, set_dir: Path, *, limit: int | No
     return np.concatenate(probs), np.concatenate(flips), entries
 
 
+# Hand-tile size bins (the tile's box, long side, photo px): held-out renders hold mostly 20-40 px tiles
+# (as recorded game footage), real phone photos of a hand at the table well over 48 px.
+SIZE_BINS: tuple[tuple[str, float, float], ...] = (("<24", 0, 24), ("24-32", 24, 32), ("32-48", 32, 48),
+                                                   (">=48", 48, float("inf")))
+
+
+def by_size(long_px: list[float], truth: list[str], pred: list[str]) -> dict[str, dict]:
+    """Accuracy per tile-size bin (`SIZE_BINS`): n, errors, acc (None when a bin is empty)."""
+    out = {}
+    for name, lo, hi in SIZE_BINS:
+        idx = [i for i, px in enumerate(long_px) if lo <= px < hi]
+        err = sum(truth[i] != pred[i] for i in idx)
+        out[name] = {"n": len(idx), "errors": err, "acc": (len(idx) - err) / len(idx) if idx else None}
+    return out
+
+
 def eval_photos(clf: TileClassifier, set_dir: Path, *, limit: int | None = None) -> dict:
     probs, flips, entries = _classify_photo_tiles(clf, set_dir, limit=limit)
     truth = [e["label"] for e in entries]
@@ -203,6 +219,7 @@ def eval_photos(clf: TileClassifier, set_dir: Path, *, limit: int | None = None)
                              [fpred[i] for i in idx])
     sw = [i for i, e in enumerate(entries) if e["sideways"]]
     res["sideways"] = {"n": len(sw), "acc": sum(truth[i] == pred[i] for i in sw) / max(len(sw), 1)}
+    res["by_size"] = by_size([e["long_px"] for e in entries], truth, pred)
     res["errors_list"] = [f"{e['image']}: {t}→{p} (sideways={e['sideways']}, {e['long_px']:.0f}px, vis {e['visible']:.2f})"
                           for e, t, p in zip(entries, truth, pred) if t != p]
     return res
@@ -321,6 +338,13 @@ def markdown(results: dict) -> str:
                 if pr["n"]:
                     lines.append(f"- {part}: {pr['acc'] * 100:.2f} % of {pr['n']} ({pr['errors']} errors)"
                                  + (f", flip {pr['flip_acc'] * 100:.2f} %" if "flip_acc" in pr else ""))
+            lines.append("")
+        if "by_size" in r:
+            lines.append("| tile long side | n | errors | acc |")
+            lines.append("|---|---:|---:|---:|")
+            for name, b in r["by_size"].items():
+                acc = "—" if b["acc"] is None else f"{b['acc'] * 100:.1f} %"
+                lines.append(f"| {name} px | {b['n']} | {b['errors']} | {acc} |")
             lines.append("")
         lines.append("| class | n | correct | acc | most confused with |")
         lines.append("|---|---:|---:|---:|---|")

@@ -168,6 +168,21 @@ def render_split(out: Path, split: str, split_id: int, per_class: int, seed: int
     return out / split
 
 
+CROP_META = "crops.tsv"
+
+
+def read_crop_meta(photo_dir: Path) -> dict[str, tuple[bool, float, bool]]:
+    """crops.tsv of a photo-crop set: relative path -> (sideways, long side px, in hand); {} if absent."""
+    f = Path(photo_dir) / CROP_META
+    if not f.is_file():
+        return {}
+    out = {}
+    for line in f.read_text().splitlines():
+        rel, sw, px, hand = line.split("\t")
+        out[rel] = (sw == "1", float(px), hand == "1")
+    return out
+
+
 def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared: Path = SHARED, gen: str = "v4",
                        views: int = 2, val_every: int = 10, pool_per_label: int = 32, preset: str = "default",
                        shift_jitter: float = 0.08) -> Path:
@@ -184,7 +199,9 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
     N(0, `shift_jitter`) (the detector's boxes of one tile move by up to ~10 % of its side between
     photos or epochs, and the read must not swing with them); views 0 and 1 stay byte-identical
     to a 2-view render of the same seed (the third view draws from the rng after them).
-    Resumable photo by photo (out/done/)."""
+    Resumable photo by photo (out/done/). Each crop's facts go to out/crops.tsv (`CROP_META`: path,
+    sideways flag, the tile's long side in photo px, in hand), for sideways weighting and size splits;
+    older sets have no such file and are read as before."""
     import cv2
 
     from tsumo_synth import TileArtist
@@ -208,6 +225,7 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
             continue
         split = "val" if val_every and i % val_every == val_every - 1 else "train"
         image, labels = render_one(i, seed, artist=artist, preset=preset)
+        meta: list[str] = []
         tiles = labels.to_json()["tiles"]
         rng = np.random.default_rng([seed, i, 1])
         for v in range(views if split == "train" else 1):
@@ -220,7 +238,10 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
                 tmp = path.with_name(path.stem + ".tmp.png")
                 cv2.imwrite(str(tmp), np.ascontiguousarray(c.image[..., ::-1]))
                 os.replace(tmp, path)
+                meta.append(f"{path.relative_to(out)}\t{int(c.sideways)}\t{c.long_px:.1f}\t{int(c.in_hand)}\n")
                 written += 1
+        with open(out / CROP_META, "a") as fh:  # one append per photo: a resumed render never splits a photo
+            fh.writelines(meta)
         marker.touch()
         if i % 25 == 0:
             print(f"[photos s{seed} {preset}] {i + 1}/{n_photos} photos, {written} new crops, {time.time() - t0:.0f}s", flush=True)
@@ -417,19 +438,23 @@ def average_checkpoints(inputs: list[Path], out: Path) -> Path:
 
 
 def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None, *, caps: dict[Path, int] | None = None,
-              boost: dict[str, float] | None = None) -> Path:
+              boost: dict[str, float] | None = None, sideways_weight: int = 1) -> Path:
     """A training folder of symlinks: every synthetic set's train split (+ real crops); val from the last.
 
     `caps`: at most this many training crops per class from that source (a random subset, seed 0):
     photo crops hold many more face-down wall tiles than anything else. `boost`: tile label -> factor
     on those caps for that label (upright and turned): weak classes get more *distinct* crops rather
-    than repeated ones or a loss weight the ultralytics classify trainer has no cheap knob for."""
+    than repeated ones or a loss weight the ultralytics classify trainer has no cheap knob for.
+    `sideways_weight`: each training crop of a sideways hand tile (known from a set's crops.tsv, see
+    `render_photo_crops`; sets without one have none) is linked this many times, after the caps."""
     names = class_names_75()
     if out.exists():
         shutil.rmtree(out)
     caps = caps or {}
     boost = boost or {}
     with_val = [d for d in synth_dirs if any((d / "val").rglob("*.png"))]
+    sideways = {src: {rel for rel, (sw, _, _) in read_crop_meta(src).items() if sw} if sideways_weight > 1 else set()
+                for src in synth_dirs}
     for split, sources in (("train", synth_dirs + ([real_dir] if real_dir else [])), ("val", with_val[-1:])):
         for cls, name in enumerate(names):
             d = out / split / folder_name(cls, name)
@@ -446,6 +471,9 @@ def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None, *, caps:
                 for f in files:
                     link = d / f"{src.name}__{f.name}"
                     link.symlink_to(f.resolve())
+                    if split == "train" and f"{split}/{sd.name}/{f.name}" in sideways.get(src, ()):
+                        for k in range(1, sideways_weight):
+                            (d / f"{src.name}__sw{k}__{f.name}").symlink_to(f.resolve())
     return out
 
 
@@ -490,6 +518,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photo-gen", choices=sorted(GENERATORS), default="v4", help="face generator of the photo crops")
     ap.add_argument("--boost", nargs="+", default=[], metavar="LABEL=FACTOR",
                     help="multiply the photo caps of these tile labels (both ways up), e.g. 1m=1.5 1z=1.5")
+    ap.add_argument("--sideways-weight", type=int, default=1,
+                    help="link each sideways hand-tile training crop this many times (sets with a crops.tsv)")
     ap.add_argument("--warmup-epochs", type=float, default=1.0,
                     help="lr warm-up length; short when continuing trained weights")
     ap.add_argument("--warmup-bias-lr", type=float, default=0.1,
@@ -598,7 +628,8 @@ def main(argv: list[str] | None = None) -> int:
         if until <= time.time():
             print(f"error: --until {args.until} is already past", file=sys.stderr)
             return 2
-    data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir, caps=caps, boost=boost)
+    data = build_mix(CACHE / f"mix_{tag}", synth_dirs, real_dir, caps=caps, boost=boost,
+                     sideways_weight=args.sideways_weight)
     name = args.name or f"{data.name}_e{args.epochs}"
     run_dir = CACHE / "runs" / name
     t0 = time.time()

@@ -349,6 +349,65 @@ def test_build_mix_boost_raises_the_photo_cap_of_weak_labels_both_ways_up(tmp_pa
     assert len(list((mix / "val").rglob("*.png"))) == 1
 
 
+def test_photo_crop_sets_record_each_crops_sideways_flag_and_size(tmp_path, shared_dir, monkeypatch):
+    """crops.tsv (session 8): one row per written crop (path, sideways, long side px, in hand), so
+    training can weight sideways tiles and results can be split by tile size; a set without the file
+    (rendered before) reads as no facts, not an error."""
+    monkeypatch.syspath_prepend(str(REPO / "datasets"))
+    from train_classifier import read_crop_meta, render_photo_crops
+
+    assert read_crop_meta(tmp_path / "old") == {}
+    out = render_photo_crops(tmp_path / "calls", 8001, 2, size=32, shared=shared_dir, pool_per_label=2,
+                             preset="calls", views=3)
+    meta = read_crop_meta(out)
+    files = {str(p.relative_to(out)) for p in out.rglob("*.png")}
+    assert meta and set(meta) == files
+    assert any(sw for sw, _, _ in meta.values()) and not all(sw for sw, _, _ in meta.values())
+    assert all(px >= 12.0 for _, px, _ in meta.values())  # the renderer's min_px
+    assert all(hand for rel, (sw, _, hand) in meta.items() if sw)  # only hand tiles are cut sideways
+
+
+def test_build_mix_sideways_weight_links_sideways_crops_again_after_the_cap(tmp_path, monkeypatch):
+    """`--sideways-weight 2` (run 12): crops that crops.tsv marks sideways are linked twice (train
+    only); others and sets without crops.tsv once."""
+    monkeypatch.syspath_prepend(str(REPO / "datasets"))
+    from train_classifier import CROP_META, build_mix, folder_name
+
+    names = class_names_75()
+    src, old = tmp_path / "photos", tmp_path / "old"
+    rows = []
+    for root in (src, old):
+        for i, name in enumerate(names):
+            d = root / "train" / folder_name(i, name)
+            d.mkdir(parents=True)
+            for k in range(3):
+                (d / f"c{k}.png").write_bytes(b"x")
+                rows.append(f"train/{d.name}/c{k}.png\t{int(k == 0)}\t20.0\t1\n")
+    (src / "val" / folder_name(0, names[0])).mkdir(parents=True)
+    (src / "val" / folder_name(0, names[0]) / "c0.png").write_bytes(b"x")
+    (src / CROP_META).write_text("".join(rows[: len(rows) // 2]) + f"val/{folder_name(0, names[0])}/c0.png\t1\t20.0\t1\n")
+    mix = build_mix(tmp_path / "mix", [old, src], None, sideways_weight=2)
+    count = {name: len(list((mix / "train" / folder_name(i, name)).iterdir())) for i, name in enumerate(names)}
+    assert set(count.values()) == {3 + 3 + 1}
+    assert len(list((mix / "val").rglob("*.png"))) == 1
+    plain = build_mix(tmp_path / "mix1", [old, src], None)
+    assert len(list((plain / "train").rglob("*.png"))) == 75 * 6
+
+
+def test_eval_splits_hand_tiles_by_size(monkeypatch):
+    """`eval_classifier.by_size`: the four long-side bins of the card (< 24, 24-32, 32-48, >= 48 px),
+    lower edge inclusive, an empty bin reported as such."""
+    monkeypatch.syspath_prepend(str(REPO / "datasets"))
+    from eval_classifier import by_size
+
+    res = by_size([10.0, 23.9, 24.0, 31.0, 47.9], ["1m", "2m", "3m", "4m", "5m"], ["1m", "9m", "3m", "4m", "6m"])
+    assert list(res) == ["<24", "24-32", "32-48", ">=48"]
+    assert (res["<24"]["n"], res["<24"]["errors"], res["<24"]["acc"]) == (2, 1, 0.5)
+    assert (res["24-32"]["n"], res["24-32"]["errors"]) == (2, 0)
+    assert (res["32-48"]["n"], res["32-48"]["errors"], res["32-48"]["acc"]) == (1, 1, 0.0)
+    assert res[">=48"] == {"n": 0, "errors": 0, "acc": None}
+
+
 def test_classify_boxes_without_tta_is_crop_then_classify_and_with_it_averages_the_shifted_reads(shared_dir):
     """Test-time augmentation (`TileClassifier.classify_boxes`): off, it is exactly `crop` +
     `classify`; a tile whose top probability is under `tta_below` is read again from the
