@@ -29,6 +29,7 @@ SUIT_ORDER = {"m": 0, "p": 1, "s": 2, "z": 3}
 UNCERTAIN_BELOW = 0.6  # a tile whose class probability is below this is listed as uncertain
 SEARCH_BUDGET = 500  # labellings tried per photo, over all arrangements
 MIN_CANDIDATE_P = 1e-3
+SHOWN_CANDIDATES = 3  # runner-up classes listed per tile in the JSON (the search uses all it is given)
 PEN_ILLEGAL = 8.0  # ranking cost of a reading that is no legal hand at all
 PEN_CHI_NOT_LEFT = 3.0  # a chi shown as called from across/right
 MAX_FIX_COST = 6.0  # give up rather than accept a hand e^6 ≈ 400 times less likely than the read
@@ -231,7 +232,7 @@ class Reading:
                 "sideways": t.sideways,
                 "stacked": i in added,
                 "confidence": round(t.confidence, 4),
-                "candidates": [{"label": c.label, "p": round(c.prob, 4)} for c in t.candidates],
+                "candidates": [{"label": c.label, "p": round(c.prob, 4)} for c in t.candidates[:SHOWN_CANDIDATES]],
                 "group": group_of.get(i),
                 "in_hand": i in group_of,
             })

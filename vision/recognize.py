@@ -484,7 +484,12 @@ AMBIGUOUS = 6.0  # |log-odds| under which both ways are classified and the surer
 # the shape's 1.05 (errors 128 → 85 of 11 838 tiles; at the row's ends 4.1, 38 → 32 of 1 480).
 # A crop turned the wrong way reads less surely (sideways tiles: median ratio +0.32, upright −0.28).
 CROP_WEIGHT = 4.0
-TOP_K = 3
+# Classes kept per crop for the reading step, which may swap a tile for a runner-up to make a legal
+# hand (the JSON shows the first `reading.SHOWN_CANDIDATES`). Measured with the reading step on the
+# cached tune recognitions (o5 + t5 + t6, 1 853 renders): top 3 → 1 361, 4 → 1 365, 5 → 1 378,
+# 6 → 1 381, 8 → 1 383 (31 gained, 9 lost), 10 → 1 385 read exactly: kept at 8, past which the
+# gain flattens while the search and the recognition object grow.
+TOP_K = 8
 
 
 def _shape_features(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -160,6 +160,26 @@ def test_consistency_fixes_a_fifth_tile():
     assert [(c.read, c.now) for c in r.changes] == [("1m", "2m")]
 
 
+def test_consistency_reaches_past_the_top_three_and_shows_three():
+    """The truth is the crop's 5th class (a small tile's runner-ups are often near-ties): the search
+    still finds it, as recognize.TOP_K now keeps 8; the JSON lists only the first three."""
+    from vision.reading import SHOWN_CANDIDATES
+    from vision.recognize import TOP_K
+    assert TOP_K >= 5
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    tiles = scene_from_sequence(seq, rng=random.Random(7))
+    i = next(k for k, t in enumerate(tiles) if t.label == "5p")
+    cands = tuple(Candidate(x, p) for x, p in (("3p", 0.4), ("2p", 0.2), ("8p", 0.15), ("9p", 0.12), ("5p", 0.1)))
+    tiles[i] = replace(tiles[i], label="3p", confidence=0.4, candidates=cands)
+    r = read_hand(tiles)
+    assert r.error is None and r.hand["concealed"] == "123m456p789s11555z"
+    assert [(c.read, c.now) for c in r.changes] == [("3p", "5p")]
+    shown = r.to_json()["tiles"][i]["candidates"]
+    assert SHOWN_CANDIDATES == 3 and [c["label"] for c in shown] == ["3p", "2p", "8p"]
+    top3 = replace(tiles[i], candidates=cands[:3])  # as with the old top 3: no legal fix in reach
+    assert read_hand(tiles[:i] + [top3] + tiles[i + 1:]).hand is None
+
+
 def test_consistency_allows_one_red_five_per_suit():
     """The drawn 5p read as a second red 5p: legal by shape, but no set has two red 5p (the
     audit met this on footage), so the reading must fall back to the plain 5p."""
