@@ -12,7 +12,7 @@ from vision.detect import DEFAULT_PATH, Box, PartRule, TileDetector, drop_parts,
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "datasets"))
-from eval_detector import ReaderBoxes, match  # noqa: E402
+from eval_detector import ReaderBoxes, match, tile_scores  # noqa: E402
 
 
 def test_letterbox_keeps_aspect_and_pads_to_stride():
@@ -78,6 +78,28 @@ def test_match_is_one_to_one():
     pred = np.array([[0, 0, 10, 10], [1, 0, 10, 10], [50, 50, 60, 60]], float)
     found, used = match(gt, pred, 0.5)
     assert found.tolist() == [True, False] and used.tolist() == [True, False, False]
+
+
+def test_tile_scores_give_each_boxed_tile_its_best_overlapping_score():
+    """The real-dev margin measure: per boxed tile the best score of a detection over it (IoU ≥ thr),
+    the detector asked at the low floor; 0 for a tile nothing covers."""
+    import real_data
+
+    class Fixed:  # a detector returning fixed boxes, recording the threshold it was asked for
+        asked: list = []
+
+        def detect(self, image, *, conf=None):
+            self.asked.append(conf)
+            return [Box(0, 0, 10, 10, 0.9), Box(1, 0, 11, 10, 0.3), Box(20, 0, 30, 10, 0.12)]
+
+    class Photo(real_data.BoxedPhoto):
+        def load_rgb(self):
+            return np.zeros((20, 40, 3), np.uint8)
+
+    ph = Photo(Path("a.jpg"), np.array([[0, 0, 10, 10], [20, 0, 30, 10], [0, 12, 5, 18]], float), ["5z", "5z", "1m"])
+    got = tile_scores(Fixed(), [ph], thr=0.5, floor=0.05)
+    assert got == [("a.jpg", "5z", 0.9), ("a.jpg", "5z", 0.12), ("a.jpg", "1m", 0.0)]
+    assert Fixed.asked == [0.05]
 
 
 @pytest.fixture(scope="module")
