@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from tests.vision.test_layout import U, scene_from_sequence
 from vision.layout import Arrangement, Group
+from vision import reading
 from vision.reading import _sort_breaks, read_hand
 from vision.recognize import Candidate
 
@@ -139,3 +140,36 @@ def test_a_whole_hand_is_preferred_to_a_tenpai_reading(monkeypatch):
     assert [(c.read, c.now) for c in r.changes] == [("6z", "5z")]
     monkeypatch.setattr(reading, "PEN_THIRTEEN", 0.0)
     assert read_hand(tiles).error_code == "no_winning_tile"
+
+
+def _called_tile_boxed_in_part(tiles, score: float = 0.8):
+    """A second, upright-shaped box over the right part of the (first) sideways tile and the gap
+    after it, surely read as a blank white dragon: the detector's box of a lying tile's part, which
+    its NMS lets through (as on tune render 800592)."""
+    i = next(k for k, t in enumerate(tiles) if t.sideways)
+    fb = tiles[i].frame_box
+    w = fb[2] - fb[0]
+    part = (fb[0] + 0.4 * w, fb[1], fb[2] + 0.25 * w, fb[3])
+    return tiles + [replace(tiles[i], box=part, frame_box=part, label="5z", rotation=0, confidence=0.99,
+                            candidates=(Candidate("5z", 0.99),), turned_candidates=(), det_score=score)]
+
+
+def test_a_called_tile_boxed_whole_and_in_part_is_read_once(monkeypatch):
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 5z | 5z | 3s- 4s 0s"
+    clean = scene_from_sequence(seq, rng=random.Random(3))
+    assert read_hand(clean).sequence == seq
+    tiles = _called_tile_boxed_in_part(clean)
+    r = read_hand(tiles)
+    assert r.error is None, r.error
+    assert r.sequence == seq and r.hand["melds"][0]["kind"] == "chi"
+    assert any("in a meld were taken as one tile" in n for n in r.notes)
+    monkeypatch.setattr(reading, "_without_split", lambda *a: [])  # what the rule mends
+    assert read_hand(tiles).sequence != seq
+
+
+def test_a_kakan_is_not_taken_for_a_split_tile():
+    """An added kan's two stacked sideways tiles overlap along the row by design: all four stay."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 5z | 5z | 3s- 3s= 3s 3s"
+    r = read_hand(scene_from_sequence(seq, rng=random.Random(3)))
+    assert r.sequence == seq and r.error is None
+    assert not any("in a meld" in n for n in r.notes)
