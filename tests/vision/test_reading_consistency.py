@@ -41,7 +41,7 @@ def test_neighbours_apart_are_not_taken_for_one_tile():
     assert not any("taken as one tile" in n for n in r.notes)
 
 
-def _faint_box_in_the_gap(tiles, score: float):
+def _faint_box_in_the_gap(tiles, score: float, label: str = "5z"):
     """The drawn (last) tile set 0.8 tile widths apart, and a box where there is no tile filling
     that gap: the detector's box on a gap or a shadow, read as a blank white dragon."""
     order = sorted(range(len(tiles)), key=lambda k: tiles[k].frame_box[0])  # (the scene is shuffled)
@@ -51,8 +51,9 @@ def _faint_box_in_the_gap(tiles, score: float):
     moved = (x, fb[1], x + fb[2] - fb[0], fb[3])
     last = replace(last, box=moved, frame_box=moved)
     box = (before.frame_box[2] - 0.05 * U, before.frame_box[1], x, before.frame_box[3])
-    phantom = replace(before, box=box, frame_box=box, label="5z", confidence=0.8, det_score=score,
-                      candidates=(Candidate("5z", 0.8), Candidate("back", 0.1)), turned_candidates=())
+    other = "back" if label == "5z" else "5z"
+    phantom = replace(before, box=box, frame_box=box, label=label, confidence=0.8, det_score=score,
+                      candidates=(Candidate(label, 0.8), Candidate(other, 0.1)), turned_candidates=())
     return [last if k == order[-1] else t for k, t in enumerate(tiles)] + [phantom]
 
 
@@ -64,6 +65,17 @@ def test_a_faint_box_in_the_gap_is_taken_as_no_tile():
     assert r.error is None, r.error
     assert r.sequence == seq  # the drawn tile set apart again, not a 15th tile
     assert r.hand["win_tile"] == "4s" and r.win_tile_source == "drawn"
+    assert any("no tile" in n for n in r.notes)
+
+
+def test_a_faint_box_that_ends_the_laid_out_row_is_tried_from_the_recognisers_row():
+    """Read as a face-down tile, the gap's box ends the layout's rows before it (and the drawn
+    tile): only the recogniser's row (`seen_row`) still holds it, and there it is tried as no tile."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2s 3s | 4s"
+    tiles = _faint_box_in_the_gap(scene_from_sequence(seq, rng=random.Random(7)), score=0.5, label="back")
+    assert read_hand(tiles).sequence != seq
+    r = read_hand(tiles, seen_row=tuple(range(len(tiles))))
+    assert r.error is None and r.sequence == seq and r.win_tile_source == "drawn"
     assert any("no tile" in n for n in r.notes)
 
 
