@@ -34,6 +34,7 @@ for p in (REPO, REPO / "datasets"):
 
 import numpy as np  # noqa: E402
 
+from checkpoint_soup import average_checkpoints  # noqa: E402
 from vision.classes import HALF_TURN_SYMMETRIC  # noqa: E402
 from vision.classify import CROP_MARGIN, FLIP_SUFFIX, INPUT_SIZE, class_names_75  # noqa: E402
 
@@ -408,32 +409,6 @@ def export_onnx(weights: Path, out: Path, *, imgsz: int, margin: float, extra_me
         ref = net(x).numpy()
     got = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"]).run(None, {"images": x.numpy()})[0]
     assert np.allclose(ref, got, atol=1e-4), float(np.abs(ref - got).max())
-    return out
-
-
-def average_checkpoints(inputs: list[Path], out: Path) -> Path:
-    """A weight average ("model soup") of checkpoints of one lineage (same network, continued runs).
-
-    Session 7 shipped one: epochs of three runs, each near the noise line alone, averaged. The EMA
-    weights are averaged (BatchNorm statistics too, integer counters from the first), stored like an
-    ultralytics checkpoint (fp16) so `export_onnx` takes it as it is."""
-    import copy
-
-    import torch
-
-    cks = [torch.load(p, map_location="cpu", weights_only=False) for p in inputs]
-    net = lambda c: c["ema"] if c.get("ema") is not None else c["model"]  # noqa: E731
-    key = "ema" if cks[-1].get("ema") is not None else "model"
-    sds = [net(c).float().state_dict() for c in cks]
-    avg = {k: (sum(sd[k].float() for sd in sds) / len(sds) if v.is_floating_point() else v)
-           for k, v in sds[0].items()}
-    m = copy.deepcopy(net(cks[-1])).float()
-    m.load_state_dict(avg)
-    ck = dict(cks[-1])
-    ck[key] = m.half()
-    ck["model"] = None if key == "ema" else m.half()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(ck, out)
     return out
 
 

@@ -24,6 +24,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / "cache"
+if str(REPO / "datasets") not in sys.path:
+    sys.path.insert(0, str(REPO / "datasets"))
+
+from checkpoint_soup import average_checkpoints  # noqa: E402
 
 # ultralytics must run offline and keep its settings/fonts inside the repo's cache
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -122,36 +126,6 @@ def export(weights: Path, out: Path, *, imgsz: int, conf: float, iou: float, rec
     print(json.dumps({"onnx": str(out), "bytes": out.stat().st_size, **recipe}))
 
 
-def average_checkpoints(paths: list[Path], out: Path, weights: list[float] | None = None) -> None:
-    """Weight average of checkpoints of one architecture (a 'model soup' / interpolation): each
-    float tensor the weighted mean, the rest from the first. Why: averaging the shipped weights
-    with a fine-tuned epoch was the cheapest candidate of sessions 7-8 (no training, measured like
-    any epoch). Uses each checkpoint's EMA weights when it has them."""
-    import copy
-
-    import torch
-
-    if weights is None:
-        weights = [1.0] * len(paths)
-    if len(weights) != len(paths) or sum(weights) <= 0:
-        raise SystemExit("--average-weights needs one positive-sum weight per checkpoint")
-    weights = [w / sum(weights) for w in weights]
-    cks = [torch.load(p, map_location="cpu", weights_only=False) for p in paths]
-    nets = [c["ema"] if c.get("ema") is not None else c["model"] for c in cks]
-    key = "ema" if cks[-1].get("ema") is not None else "model"
-    states = [n.float().state_dict() for n in nets]
-    avg = {k: sum(w * sd[k].float() for w, sd in zip(weights, states)) if v.is_floating_point() else v
-           for k, v in states[0].items()}
-    net = copy.deepcopy(nets[-1]).float()
-    net.load_state_dict(avg)
-    ck = dict(cks[-1])
-    ck[key] = net.half()
-    ck["model"] = None if key == "ema" else net.half()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(ck, out)
-    print(json.dumps({"average": [str(p) for p in paths], "weights": weights, "out": str(out)}))
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--synth", type=Path, action="append", default=[],
@@ -199,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
         if not args.average_out:
             raise SystemExit("--average needs --average-out OUT.pt")
         average_checkpoints(args.average, args.average_out, args.average_weights)
+        print(json.dumps({"average": [str(p) for p in args.average], "weights": args.average_weights,
+                          "out": str(args.average_out)}))
         if not args.export_only:
             return 0
     if args.export_only:
