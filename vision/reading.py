@@ -27,7 +27,10 @@ from vision.sequence import format_sequence
 
 SUIT_ORDER = {"m": 0, "p": 1, "s": 2, "z": 3}
 UNCERTAIN_BELOW = 0.6  # a tile whose class probability is below this is listed as uncertain
-SEARCH_BUDGET = 500  # labellings tried per photo, over all arrangements
+# Labellings tried per photo, over all arrangements. With the top-8 candidates, 500 ran out on hard
+# photos: tune renders (1 853) 1 397 -> 1 405 (1 000), 1 407 (1 500), 1 408 (3 000); real-dev's
+# reading time unchanged (the 13-tile lietxia_test 48-54 ms either way, 5 runs each).
+SEARCH_BUDGET = 1500
 MIN_CANDIDATE_P = 1e-3
 SHOWN_CANDIDATES = 3  # runner-up classes listed per tile in the JSON (the search uses all it is given)
 PEN_ILLEGAL = 8.0  # ranking cost of a reading that is no legal hand at all
