@@ -61,8 +61,8 @@ FAINT_BELOW = 0.7
 PEN_FAINT = 2.0
 MAX_FAINT = 2
 FAINT_TRY_ABOVE = 2.0
-# A sideways tile boxed whole and in part makes its meld one tile too long (see `_without_split`):
-# tried along with the faint boxes. Tune renders (800000+, 700000+, 720000+: 1 853, top-8
+# A sideways tile boxed whole and in part makes its meld one tile too long (see `_split_boxes`):
+# tried along with the faint boxes (a box both faint and split is laid out once, as split). Tune renders (800000+, 700000+, 720000+: 1 853, top-8
 # candidates): 1 383 -> 1 392 read exactly (9 gained, none lost; measured first on its own, after
 # the faint boxes: PEN_SPLIT 0.5: 1 390, 1: 1 390, 2: 1 387; overlap 0.2 or 0.45 instead of
 # TWICE_OVERLAP: 1 389; MAX_SPLIT 4: 1 391).
@@ -478,7 +478,7 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     """Lay out, check and (if needed) correct the hand in `tiles` (the recogniser's output).
 
     `seen_row`: the recogniser's hand row (`Recognition.row`), whose faint boxes are tried as no
-    tile too when the layout's rows end before them (see `_without_faint`)."""
+    tile too when the layout's rows end before them (see `_faint_boxes`)."""
     tiles = list(tiles)
     base = dict(players=players, row_angle=row_angle, image_size=image_size, timings=dict(timings or {}))
     if not tiles:
@@ -491,7 +491,11 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     budget = [SEARCH_BUDGET]
     best = _best_reading(tiles, arrangements, players, budget)
     if best is None or best[0] > FAINT_TRY_ABOVE:  # (a sure reading is not laid out again)
-        again = _without_faint(tiles, arrangements, players, seen_row) + _without_split(tiles, arrangements, players)
+        split = _split_boxes(tiles, arrangements)
+        faint = [i for i in _faint_boxes(tiles, arrangements, seen_row) if i not in split]  # (laid out once, cheaper)
+        again = (_laid_out_without(tiles, faint, players, PEN_FAINT, "a faint box was taken as no tile")
+                 + _laid_out_without(tiles, split, players, PEN_SPLIT,
+                                     "two boxes overlapping much in a meld were taken as one tile"))
         arrangements += again
         best = _best_reading(tiles, again, players, budget, best)
     if best is None:  # no legal reading: report the plain one, leaving out as few tiles as possible
@@ -623,29 +627,29 @@ def _boxed_twice(tiles: Sequence[TileDetection], g: Group) -> set[int]:
     return out
 
 
-def _without_faint(tiles: Sequence[TileDetection], arrangements: list[Arrangement],
-                   players: int, seen_row: Sequence[int] = ()) -> list[Arrangement]:
+def _faint_boxes(tiles: Sequence[TileDetection], arrangements: list[Arrangement],
+                 seen_row: Sequence[int] = ()) -> list[int]:
     """The detector may box a gap or a shadow between tiles (it reads as a blank white dragon or a
-    face-down tile), or one tile twice (see `_without_twice`): the hand row's faintest boxes are
+    face-down tile), or one tile twice (see `_without_twice`): the hand row's faintest boxes, to be
     left out in turn and the hand laid out again, at a cost. Again, because such a box hides the
     gap before the drawn tile, or makes the layout end the row early: so the faintest box of
     `seen_row` beyond the laid-out rows is tried too."""
     row = {i for a in arrangements for i in a.row}
-    faint = lambda pool: sorted((i for i in pool if tiles[i].det_score < FAINT_BELOW), key=lambda i: tiles[i].det_score)
-    drop = faint(row)[:MAX_FAINT] + faint(set(seen_row) - row)[:1]
-    return _laid_out_without(tiles, drop, players, PEN_FAINT, "a faint box was taken as no tile")
+
+    def faintest(pool: set[int]) -> list[int]:
+        return sorted((i for i in pool if tiles[i].det_score < FAINT_BELOW), key=lambda i: tiles[i].det_score)
+
+    return faintest(row)[:MAX_FAINT] + faintest(set(seen_row) - row)[:1]
 
 
-def _without_split(tiles: Sequence[TileDetection], arrangements: list[Arrangement],
-                   players: int) -> list[Arrangement]:
+def _split_boxes(tiles: Sequence[TileDetection], arrangements: list[Arrangement]) -> list[int]:
     """A called tile lies sideways, and the detector sometimes boxes it whole and in part: a meld
     then shows one tile too many (a chi of four, a kan). The boxes of a meld overlapping a
-    neighbour's much along the row (as `_boxed_twice`), the faintest MAX_SPLIT, are left out in
+    neighbour's much along the row (as `_boxed_twice`), the faintest MAX_SPLIT, to be left out in
     turn and the hand laid out again (the meld's kind follows from its new length), at a cost."""
     split = {i for a in arrangements for g in a.groups if g.kind in ("called", "minkan")
              for i in _boxed_twice(tiles, g)}
-    drop = sorted(split, key=lambda i: tiles[i].det_score)[:MAX_SPLIT]
-    return _laid_out_without(tiles, drop, players, PEN_SPLIT, "two boxes overlapping much in a meld were taken as one tile")
+    return sorted(split, key=lambda i: tiles[i].det_score)[:MAX_SPLIT]
 
 
 def _laid_out_without(tiles: Sequence[TileDetection], drop: Sequence[int], players: int, cost: float,

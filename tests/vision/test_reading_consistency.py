@@ -175,7 +175,7 @@ def test_a_called_tile_boxed_whole_and_in_part_is_read_once(monkeypatch):
     assert r.error is None, r.error
     assert r.sequence == seq and r.hand["melds"][0]["kind"] == "chi"
     assert any("in a meld were taken as one tile" in n for n in r.notes)
-    monkeypatch.setattr(reading, "_without_split", lambda *a: [])  # what the rule mends
+    monkeypatch.setattr(reading, "_split_boxes", lambda *a: [])  # what the rule mends
     assert read_hand(tiles).sequence != seq
 
 
