@@ -444,6 +444,10 @@ class Survey:
     p_back: np.ndarray
     first_pass: dict
     timings: dict
+    # boxes scored under the detector's floor but at least GAP_CONF (photo px, scores): a tile
+    # the detector barely sees may fill a gap in the hand row (see `_gap_boxes`)
+    faint_boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    faint_scores: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 REDETECT_ABOVE = 10.0  # residual tilt (degrees) beyond which we detect again on a turned image
@@ -465,6 +469,10 @@ ZOOM_BELOW = 40.0
 # 204 → 215 (0.35 and 0.45; 0.55: 195), 300 of seeds 800000+ 193 → 206 (0.45: 204).
 SECOND_CONF = 0.35
 FRAME_TILT = 12.0  # the hand row, once turned level, leans less than this
+# A box the detector scores under its floor (0.25) but at least this is added when it fills a gap
+# in the hand row (see `_gap_boxes`): the middle one of touching blank white dragons scores near
+# the floor (real-dev: 0.256 at the photo's size, 0.245 when the same photo is sent at 12 MP).
+GAP_CONF = 0.1
 # Is a tile's long side along the row? Log-odds from its width and height against its row
 # neighbours' (a sideways tile is ~4/3 as wide and, lying flat, ~3/4 as high): fitted on rendered
 # rows of flat and standing tiles (seeds 800000+, not the held-out set). A row's first and last
@@ -587,6 +595,42 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     scores = np.array([b.score for b in boxes], float)
     fb = (fb + [x0, y0, x0, y0] - side / 2) / scale
     return fb, scores
+
+
+def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, faint_scores: np.ndarray) -> list[int]:
+    """Faint boxes (frame units) that fill a gap between two neighbours of the row: as tall as
+    they are and in line with them, about a tile wide, the gap wide enough for it, overlapping
+    no box already found. Surest first, one per place. Why: the detector scores a featureless
+    tile between two like it (touching blank white dragons) near its floor, and a hand with a
+    tile missing cannot be read, while a gap inside the row is rarely empty table."""
+    if len(row) < 3 or not len(faint):
+        return []
+    rb = frame_boxes[sorted(row, key=lambda i: frame_boxes[i, 0])]
+    unit_w = float(np.median(rb[:, 2] - rb[:, 0]))
+    taken = [b for b in frame_boxes]
+    chosen: list[int] = []
+    for j in np.argsort(-faint_scores):
+        b = faint[j]
+        bw, bh, cx, cy = b[2] - b[0], b[3] - b[1], (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
+        if not 0.6 * unit_w <= bw <= 1.5 * unit_w:
+            continue
+        left = [k for k in range(len(rb)) if (rb[k, 0] + rb[k, 2]) / 2 < cx]
+        right = [k for k in range(len(rb)) if (rb[k, 0] + rb[k, 2]) / 2 >= cx]
+        if not left or not right:
+            continue
+        a, c = rb[left[-1]], rb[right[0]]
+        h = ((a[3] - a[1]) + (c[3] - c[1])) / 2
+        if not (0.7 * h <= bh <= 1.4 * h and abs(cy - ((a[1] + a[3]) + (c[1] + c[3])) / 4) <= 0.3 * h):
+            continue
+        if c[0] - a[2] < 0.5 * bw:  # no room for a tile there
+            continue
+        overlap = [max(0.0, min(b[2], t[2]) - max(b[0], t[0])) * max(0.0, min(b[3], t[3]) - max(b[1], t[1]))
+                   for t in taken]
+        if max(overlap, default=0.0) > 0.3 * bw * bh:
+            continue
+        chosen.append(int(j))
+        taken.append(b)
+    return chosen
 
 
 def _small_for(detector: Detector, row_boxes: np.ndarray, shape: tuple[int, ...]) -> bool:
@@ -811,13 +855,16 @@ def survey_photo(image: np.ndarray, detector: Detector, classifier: Classifier) 
     timings: dict[str, float] = {}
     t0 = time.perf_counter()
     h, w = image.shape[:2]
-    boxes = detector.detect(image)
+    floor = getattr(detector, "conf", None)  # (a detector with a score threshold of its own)
+    boxes = detector.detect(image) if floor is None or floor <= GAP_CONF else detector.detect(image, conf=GAP_CONF)
     timings["detect_ms"] = (time.perf_counter() - t0) * 1000
     photo_boxes = np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], float).reshape(-1, 4)
     scores = np.array([b.score for b in boxes], float)
-    photo_boxes, scores = tidy_boxes(photo_boxes, scores)
+    sure = scores >= (floor if floor is not None else -np.inf)
+    faint_boxes, faint_scores = photo_boxes[~sure], scores[~sure]
+    photo_boxes, scores = tidy_boxes(photo_boxes[sure], scores[sure])
     if len(photo_boxes) == 0:
-        return Survey(photo_boxes, scores, [], np.zeros(0), {}, timings)
+        return Survey(photo_boxes, scores, [], np.zeros(0), {}, timings, faint_boxes, faint_scores)
     t1 = time.perf_counter()
     lines = row_lines(photo_boxes)
     rows = find_rows(photo_boxes, limit=6, lines=lines)
@@ -832,7 +879,7 @@ def survey_photo(image: np.ndarray, detector: Detector, classifier: Classifier) 
         first_pass = {int(k): (probs0[j], flips0[j]) for j, k in enumerate(members)}
         rows = find_rows(photo_boxes, limit=6, weights=_face_weights(p_back), lines=lines)
     timings["first_pass_ms"] = (time.perf_counter() - t1) * 1000
-    return Survey(photo_boxes, scores, rows, p_back, first_pass, timings)
+    return Survey(photo_boxes, scores, rows, p_back, first_pass, timings, faint_boxes, faint_scores)
 
 
 def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
@@ -898,6 +945,16 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     if level:  # the row still leans (its line was drawn off by tiles in line beyond a gap)
         frame, frame_boxes = _turn_frame(frame, frame_boxes, level)
         row_idx, frame_rows = frame_row()
+    if not redetected and len(survey.faint_boxes):  # a tile the detector barely saw in a gap of the row
+        faint_frame = frame.boxes_to_frame(survey.faint_boxes)
+        gaps = _gap_boxes(frame_boxes, row_idx, faint_frame, survey.faint_scores)
+        if gaps:
+            n0 = len(frame_boxes)
+            frame_boxes = np.vstack([frame_boxes, faint_frame[gaps]])
+            photo_boxes = np.vstack([photo_boxes, survey.faint_boxes[gaps]])
+            scores = np.concatenate([scores, survey.faint_scores[gaps]])
+            p_back = np.concatenate([p_back, np.zeros(len(gaps))])
+            row_idx = tuple(row_idx) + tuple(range(n0, n0 + len(gaps)))
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
     band = _near_row(frame_boxes, row_idx, 2.2, along=True)  # (the row's own, a kan's stacked tile, the drawn tile)

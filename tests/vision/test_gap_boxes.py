@@ -1,0 +1,99 @@
+"""A box the detector scores under its floor is read when it fills a gap in the hand row.
+
+The middle one of three touching blank white dragons scores near the detector's floor (real-dev
+`lietxia_70008812.jpg`: 0.256 at the photo's own size, 0.245 when the same photo comes at 12 MP,
+which then lost the hand). `survey_photo` keeps boxes down to `GAP_CONF`; `_gap_boxes` adds one
+only where it fills a gap between two row neighbours, in line with them and about a tile wide.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+
+from vision.pipeline import PhotoReader
+from vision.recognize import GAP_CONF, _gap_boxes
+
+from .fakes import LabelledFaces
+
+HAND = "1m 2m 3m 4p 5p 6p 7s 8s 9s 5z 5z 5z 1z 1z".split()
+ROW = [(200.0 + 42 * k, 600.0, 240.0 + 42 * k, 655.0) for k in range(14)]
+
+
+class ScoredDetector:
+    """Boxes with scores and a floor of its own, like `TileDetector`: `detect(image, conf=)`
+    returns those scored at least `conf` (the floor by default)."""
+
+    conf = 0.25
+
+    def __init__(self, boxes, scores):
+        self.boxes, self.scores = boxes, scores
+
+    def detect(self, image, conf=None):
+        floor = self.conf if conf is None else conf
+        return [SimpleNamespace(x1=b[0], y1=b[1], x2=b[2], y2=b[3], score=s)
+                for b, s in zip(self.boxes, self.scores) if s >= floor]
+
+
+def read(scores, boxes=ROW, labels=HAND):
+    reader = PhotoReader(detector=ScoredDetector(boxes, scores), classifier=LabelledFaces(boxes, labels))
+    return reader.read(np.zeros((900, 1200, 3), np.uint8))
+
+
+def test_the_faint_middle_white_is_read():
+    scores = [0.9] * 14
+    scores[10] = 0.2  # the middle 5z, under the floor
+    reading = read(scores)
+    assert reading.sequence == " ".join(HAND)
+
+
+def test_a_box_under_gap_conf_is_not():
+    scores = [0.9] * 14
+    scores[10] = GAP_CONF / 2
+    assert read(scores).sequence != " ".join(HAND)
+
+
+def test_without_the_faint_box_the_hand_is_short():
+    """The same photo with the box gone altogether: the reader cannot make a hand (what the rule
+    saves)."""
+    boxes = ROW[:10] + ROW[11:]
+    labels = HAND[:10] + HAND[11:]
+    assert read([0.9] * 13, boxes, labels).sequence != " ".join(HAND)
+
+
+def frame(boxes):
+    return np.array(boxes, float)
+
+
+def test_gap_boxes_takes_only_a_tile_in_line_in_a_gap():
+    row = [b for k, b in enumerate(ROW) if k != 5]
+    fb = frame(row)
+    idx = list(range(len(row)))
+    gap = ROW[5]
+    candidates = {
+        "in the gap": gap,
+        "off the line": (gap[0], gap[1] - 40, gap[2], gap[3] - 40),
+        "too narrow": (gap[0] + 12, gap[1], gap[2] - 12, gap[3]),
+        "too short": (gap[0], gap[1] + 20, gap[2], gap[3]),
+        "beyond the row's end": (ROW[13][0] + 60, 600.0, ROW[13][2] + 60, 655.0),
+        "over a found tile": ROW[2],
+    }
+    names = list(candidates)
+    faint = frame([candidates[n] for n in names])
+    chosen = _gap_boxes(fb, idx, faint, np.full(len(names), 0.2))
+    assert [names[j] for j in chosen] == ["in the gap"]
+
+
+def test_gap_boxes_one_per_place_surest_first():
+    row = [b for k, b in enumerate(ROW) if k != 5]
+    gap = ROW[5]
+    faint = frame([gap, (gap[0] + 3, gap[1], gap[2] + 3, gap[3])])
+    chosen = _gap_boxes(frame(row), list(range(len(row))), faint, np.array([0.12, 0.2]))
+    assert chosen == [1]
+
+
+def test_no_gap_no_box():
+    """Touching neighbours leave no room: a faint box between them (a half of one) is not added."""
+    fb = frame(ROW)
+    faint = frame([(ROW[5][0] + 20, 600.0, ROW[5][2] + 20, 655.0)])
+    assert _gap_boxes(fb, list(range(14)), faint, np.array([0.2])) == []
