@@ -326,9 +326,13 @@ def _allow_small_imgsz(imgsz: int) -> None:
 def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, workers: int, seed: int,
           lr0: float, patience: int, hours: float | None = None, init: Path | None = None,
           arch: str = "medium", threads: int = 1, save_period: int = -1, warmup_epochs: float = 1.0,
-          warmup_bias_lr: float = 0.1, until: float | None = None) -> Path:
+          warmup_bias_lr: float = 0.1, until: float | None = None, freeze_bn: bool = False) -> Path:
     """`until` (a Unix time): the training loop stops then; the budget is fixed when the loop starts, after
-    ultralytics has cached the images (minutes on a busy machine), so the last epoch ends on time."""
+    ultralytics has cached the images (minutes on a busy machine), so the last epoch ends on time.
+    `freeze_bn`: every BatchNorm stays in eval mode while training (its running statistics fixed, its
+    affine weights still trained), so the trained function is the evaluated one from step 0; for
+    continuing a checkpoint rebuilt from an ONNX export (`onnx_checkpoint.py`), whose train-mode batch
+    statistics at batch 128 move the loss from 0.79 (eval) to 1.1-2.4 (measured, session 9)."""
     _ultralytics_env()
     import torch
     from ultralytics import YOLO
@@ -348,6 +352,13 @@ def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, wor
 
         model.add_callback("on_train_start", _budget)
         hours = hours or 1.0  # placeholder: time mode must be on from the start (replaced by _budget)
+    if freeze_bn:
+        def _freeze_bn(trainer):  # the trainer sets model.train() every epoch; undo it for BatchNorm
+            for m in trainer.model.modules():
+                if isinstance(m, torch.nn.BatchNorm2d) and m.training:
+                    m.eval()
+
+        model.add_callback("on_train_batch_start", _freeze_bn)
     model.train(
         data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers, device="cpu",
         pretrained=init is not None,  # False would re-initialise the loaded weights
@@ -469,7 +480,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=128)
     ap.add_argument("--lr0", type=float, default=0.003)
     ap.add_argument("--patience", type=int, default=50)
-    ap.add_argument("--init", type=Path, default=None, help="start from these weights (.pt of an earlier run)")
+    ap.add_argument("--init", type=Path, default=None,
+                    help="start from these weights (.pt of an earlier run, or a shipped .onnx: rebuilt into a "
+                         "checkpoint in the run folder by onnx_checkpoint.py, calibrated on the training crops)")
+    ap.add_argument("--freeze-bn", action="store_true",
+                    help="keep BatchNorm statistics fixed while training (suggested with an --init from .onnx)")
     ap.add_argument("--arch", choices=sorted(ARCHS), default="medium", help="network size (ignored with --init)")
     ap.add_argument("--workers", type=int, default=1, help="processes for rendering and data loading")
     ap.add_argument("--threads", type=int, default=1, help="torch threads for training (the machine is shared)")
@@ -607,14 +622,25 @@ def main(argv: list[str] | None = None) -> int:
                      sideways_weight=args.sideways_weight)
     name = args.name or f"{data.name}_e{args.epochs}"
     run_dir = CACHE / "runs" / name
+    init_src = args.init
+    if args.init is not None and args.init.suffix == ".onnx":
+        from onnx_checkpoint import convert_classifier
+
+        _ultralytics_env()
+        pt = run_dir / "init_from_onnx.pt"
+        info = convert_classifier(args.init, pt, [data / "train"], arch=args.arch if args.arch != "medium" else "small")
+        print(f"[init] {args.init} -> {pt}: {json.dumps(info)}", flush=True)
+        args.init = pt
     t0 = time.time()
     weights = train(data, run_dir, imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, workers=args.workers,
                     seed=args.seeds[0], lr0=args.lr0, patience=args.patience, hours=args.hours, init=args.init,
                     arch=args.arch, threads=args.threads, save_period=args.save_period,
-                    warmup_epochs=args.warmup_epochs, warmup_bias_lr=args.warmup_bias_lr, until=until)
+                    warmup_epochs=args.warmup_epochs, warmup_bias_lr=args.warmup_bias_lr, until=until,
+                    freeze_bn=args.freeze_bn)
     train_s = time.time() - t0
     meta = {"tsumo_arch": "init" if args.init else args.arch, "tsumo_train_data": data.name, "tsumo_train_epochs": args.epochs, "tsumo_train_seconds": int(train_s),
-            "tsumo_init": str(args.init.name) if args.init else "scratch",
+            "tsumo_init": (str(args.init.name) + (f" (from {init_src.name})" if init_src != args.init else ""))
+            if args.init else "scratch",
             "tsumo_real": args.real if real_stats is None else json.dumps(real_stats)}
     out = export_onnx(weights, args.out, imgsz=args.imgsz, margin=CROP_MARGIN, extra_meta=meta)
     print(f"[done] {out} ({out.stat().st_size / 1e6:.2f} MB), trained {train_s / 60:.1f} min", flush=True)
