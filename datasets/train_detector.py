@@ -126,6 +126,12 @@ def export(weights: Path, out: Path, *, imgsz: int, conf: float, iou: float, rec
     print(json.dumps({"onnx": str(out), "bytes": out.stat().st_size, **recipe}))
 
 
+def epoch_checkpoints(weights_dir: Path) -> list[Path]:
+    """ultralytics' `epoch{N}.pt` of a run (N counted from 0), in epoch order."""
+    found = [f for f in weights_dir.glob("epoch*.pt") if f.stem[5:].isdigit()]
+    return sorted(found, key=lambda f: int(f.stem[5:]))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--synth", type=Path, action="append", default=[],
@@ -148,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--close-mosaic", type=int, default=2, help="last epochs without mosaic")
     ap.add_argument("--lr0", type=float, default=None, help="initial learning rate (default: ultralytics' choice)")
     ap.add_argument("--optimizer", type=str, default="AdamW", help="optimizer when --lr0 is given (SGD, AdamW)")
+    ap.add_argument("--save-period", type=int, default=-1,
+                    help="also keep the weights every N epochs (cache/train/<name>/eN.pt, N counted from 1; "
+                         "a timed stop's last, partial epoch included)")
     ap.add_argument("--name", type=str, default="detector")
     ap.add_argument("--conf", type=float, default=CONF_DEFAULT, help="score threshold stored in the ONNX")
     ap.add_argument("--iou", type=float, default=IOU_DEFAULT, help="NMS IoU threshold stored in the ONNX")
@@ -219,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         # geometry: our renders already vary rotation/perspective with exact boxes; flips are free
         degrees=0.0, flipud=0.5, fliplr=0.5, perspective=0.0, scale=0.5, translate=0.1,
         mosaic=args.mosaic, close_mosaic=args.close_mosaic, mixup=0.0, hsv_h=0.02, hsv_s=0.6, hsv_v=0.4,
-        patience=100, val=True, verbose=False, warmup_epochs=args.warmup,
+        patience=100, val=True, verbose=False, warmup_epochs=args.warmup, save_period=args.save_period,
     )
     if args.lr0 is not None:
         train_kw.update(lr0=args.lr0, optimizer=args.optimizer)
@@ -236,6 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     if not best.exists():
         best = CACHE / "runs" / args.name / "weights" / "last.pt"
     recipe["train_minutes"] = round(minutes, 1)
+    for f in epoch_checkpoints(CACHE / "runs" / args.name / "weights"):
+        shutil.copy(f, work / f"e{int(f.stem[5:]) + 1}.pt")
     (work / "recipe.json").write_text(json.dumps(recipe))
     export(best, args.out, imgsz=args.serve_imgsz or args.imgsz, conf=args.conf, iou=args.iou, recipe=recipe)
     shutil.copy(best, work / "best.pt")

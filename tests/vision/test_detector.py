@@ -307,3 +307,13 @@ def test_train_and_eval_commands_check_their_input(tmp_path):
     assert out.returncode == 2 and "labels.jsonl" in out.stderr
     out = _tsumo("eval", "detector", "--onnx", str(tmp_path / "missing.onnx"))
     assert out.returncode == 2 and "no such file" in out.stderr
+
+
+def test_epoch_checkpoints_are_listed_in_epoch_order(tmp_path):
+    """train_detector --save-period keeps ultralytics' epoch{N}.pt (N from 0) as eN+1.pt: numeric order,
+    not the names' (epoch10 after epoch2), and nothing but epoch files."""
+    from train_detector import epoch_checkpoints
+
+    for name in ("epoch10.pt", "epoch0.pt", "epoch2.pt", "best.pt", "last.pt", "epochs.pt"):
+        (tmp_path / name).write_bytes(b"")
+    assert [f.name for f in epoch_checkpoints(tmp_path)] == ["epoch0.pt", "epoch2.pt", "epoch10.pt"]
