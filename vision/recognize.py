@@ -622,11 +622,13 @@ def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, f
         h = ((a[3] - a[1]) + (c[3] - c[1])) / 2
         if not (0.7 * h <= bh <= 1.4 * h and abs(cy - ((a[1] + a[3]) + (c[1] + c[3])) / 4) <= 0.3 * h):
             continue
-        if c[0] - a[2] < 0.5 * bw:  # no room for a tile there
+        # its centre in the gap, and room for most of a tile there (the neighbours' boxes of
+        # touching tiles often reach into it: real-dev's 12-MP white overlaps one by 0.4 width)
+        if not a[2] <= cx <= c[0] or c[0] - a[2] < 0.4 * bw:
             continue
         overlap = [max(0.0, min(b[2], t[2]) - max(b[0], t[0])) * max(0.0, min(b[3], t[3]) - max(b[1], t[1]))
                    for t in taken]
-        if max(overlap, default=0.0) > 0.3 * bw * bh:
+        if max(overlap, default=0.0) > 0.45 * bw * bh:
             continue
         chosen.append(int(j))
         taken.append(b)
