@@ -599,15 +599,15 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
 
 def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, faint_scores: np.ndarray) -> list[int]:
     """Faint boxes (frame units) that fill a gap between two neighbours of the row: as tall as
-    they are and in line with them, about a tile wide, the gap wide enough for it, overlapping
-    no box already found. Surest first, one per place. Why: the detector scores a featureless
+    they are and in line with them, about a tile wide, centred in the gap with room for most of
+    it, overlapping no box already found by much. Surest first, one per place. Why: the detector scores a featureless
     tile between two like it (touching blank white dragons) near its floor, and a hand with a
     tile missing cannot be read, while a gap inside the row is rarely empty table."""
     if len(row) < 3 or not len(faint):
         return []
     rb = frame_boxes[sorted(row, key=lambda i: frame_boxes[i, 0])]
     unit_w = float(np.median(rb[:, 2] - rb[:, 0]))
-    taken = [b for b in frame_boxes]
+    taken = list(frame_boxes)
     chosen: list[int] = []
     for j in np.argsort(-faint_scores):
         b = faint[j]
