@@ -126,6 +126,19 @@ def export(weights: Path, out: Path, *, imgsz: int, conf: float, iou: float, rec
     print(json.dumps({"onnx": str(out), "bytes": out.stat().st_size, **recipe}))
 
 
+def freeze_batchnorm(trainer) -> int:
+    """ultralytics callback (on_train_batch_start): put every BatchNorm back in eval mode (the trainer
+    sets model.train() each epoch). Returns how many it switched."""
+    import torch
+
+    n = 0
+    for m in trainer.model.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training:
+            m.eval()
+            n += 1
+    return n
+
+
 def epoch_checkpoints(weights_dir: Path) -> list[Path]:
     """ultralytics' `epoch{N}.pt` of a run (N counted from 0), in epoch order."""
     found = [f for f in weights_dir.glob("epoch*.pt") if f.stem[5:].isdigit()]
@@ -157,6 +170,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save-period", type=int, default=-1,
                     help="also keep the weights every N epochs (cache/train/<name>/eN.pt, N counted from 1; "
                          "a timed stop's last, partial epoch included)")
+    ap.add_argument("--freeze-bn", action="store_true",
+                    help="keep every BatchNorm in eval mode while training (statistics fixed, affine weights "
+                         "trained): for an --init rebuilt from an ONNX export by onnx_checkpoint.py, whose "
+                         "train-mode batch statistics are not the shipped function")
     ap.add_argument("--name", type=str, default="detector")
     ap.add_argument("--conf", type=float, default=CONF_DEFAULT, help="score threshold stored in the ONNX")
     ap.add_argument("--iou", type=float, default=IOU_DEFAULT, help="NMS IoU threshold stored in the ONNX")
@@ -220,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     scale = (scale[0], scale[1], int(scale[2]))
     cfg = model_yaml(scale, work / "tile_detector.yaml")
     model = YOLO(str(cfg))
+    if args.freeze_bn:
+        model.add_callback("on_train_batch_start", freeze_batchnorm)
     t0 = time.time()
     train_kw = dict(
         data=str(data), imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, workers=args.workers,
@@ -235,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.hours:
         train_kw["time"] = args.hours
     recipe = {"synth": [str(s) for s in args.synth], "real": str(args.real), "real_repeat": args.real_repeat,
+              "freeze_bn": args.freeze_bn,
               "imgsz": args.imgsz, "scale": list(scale), "epochs": args.epochs, "hours": args.hours, "batch": args.batch,
               "init": str(args.init) if args.init else None, "mosaic": args.mosaic, "close_mosaic": args.close_mosaic,
               "lr0": args.lr0, "optimizer": args.optimizer if args.lr0 is not None else "auto", "name": args.name}

@@ -317,3 +317,20 @@ def test_epoch_checkpoints_are_listed_in_epoch_order(tmp_path):
     for name in ("epoch10.pt", "epoch0.pt", "epoch2.pt", "best.pt", "last.pt", "epochs.pt"):
         (tmp_path / name).write_bytes(b"")
     assert [f.name for f in epoch_checkpoints(tmp_path)] == ["epoch0.pt", "epoch2.pt", "epoch10.pt"]
+
+
+def test_freeze_batchnorm_keeps_the_statistics_of_a_training_step():
+    """--freeze-bn: after the callback, a training-mode forward pass leaves BatchNorm's running
+    statistics as they were (eval mode), while the convolutions stay in training mode."""
+    torch = pytest.importorskip("torch")
+    from types import SimpleNamespace
+
+    from train_detector import freeze_batchnorm
+
+    net = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU())
+    net.train()
+    before = net[1].running_mean.clone()
+    assert freeze_batchnorm(SimpleNamespace(model=net)) == 1
+    net(torch.randn(2, 3, 8, 8) + 5.0)
+    assert torch.equal(net[1].running_mean, before) and not net[1].training and net[0].training
+    assert freeze_batchnorm(SimpleNamespace(model=net)) == 0
