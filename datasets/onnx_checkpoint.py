@@ -327,6 +327,21 @@ def onnx_names(onnx_path: Path) -> dict[int, str] | None:
     return None
 
 
+def freeze_batchnorm(trainer) -> int:
+    """ultralytics callback (on_train_batch_start) for continuing a rebuilt checkpoint: put every
+    BatchNorm back in eval mode (the trainer sets model.train() each epoch), so its statistics stay
+    the shipped ones while its affine weights train. Returns how many it switched. Both trainers'
+    `--freeze-bn`."""
+    import torch
+
+    n = 0
+    for m in trainer.model.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training:
+            m.eval()
+            n += 1
+    return n
+
+
 def save_checkpoint(net, out: Path, *, info: dict, train_args: dict | None = None) -> Path:
     """An ultralytics-style checkpoint (float32 weights in `ema`, like the trainer's own files)."""
     import copy

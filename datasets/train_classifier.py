@@ -352,13 +352,10 @@ def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, wor
 
         model.add_callback("on_train_start", _budget)
         hours = hours or 1.0  # placeholder: time mode must be on from the start (replaced by _budget)
-    if freeze_bn:
-        def _freeze_bn(trainer):  # the trainer sets model.train() every epoch; undo it for BatchNorm
-            for m in trainer.model.modules():
-                if isinstance(m, torch.nn.BatchNorm2d) and m.training:
-                    m.eval()
+    if freeze_bn:  # the trainer sets model.train() every epoch; this undoes it for BatchNorm
+        from onnx_checkpoint import freeze_batchnorm
 
-        model.add_callback("on_train_batch_start", _freeze_bn)
+        model.add_callback("on_train_batch_start", freeze_batchnorm)
     model.train(
         data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers, device="cpu",
         pretrained=init is not None,  # False would re-initialise the loaded weights

@@ -28,6 +28,7 @@ if str(REPO / "datasets") not in sys.path:
     sys.path.insert(0, str(REPO / "datasets"))
 
 from checkpoint_soup import average_checkpoints  # noqa: E402
+from onnx_checkpoint import freeze_batchnorm  # noqa: E402  (the --freeze-bn callback, shared with train_classifier)
 
 # ultralytics must run offline and keep its settings/fonts inside the repo's cache
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -124,19 +125,6 @@ def export(weights: Path, out: Path, *, imgsz: int, conf: float, iou: float, rec
         "tsumo_classes": json.dumps(["tile"]), "tsumo_recipe": json.dumps(recipe),
     })
     print(json.dumps({"onnx": str(out), "bytes": out.stat().st_size, **recipe}))
-
-
-def freeze_batchnorm(trainer) -> int:
-    """ultralytics callback (on_train_batch_start): put every BatchNorm back in eval mode (the trainer
-    sets model.train() each epoch). Returns how many it switched."""
-    import torch
-
-    n = 0
-    for m in trainer.model.modules():
-        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training:
-            m.eval()
-            n += 1
-    return n
 
 
 def epoch_checkpoints(weights_dir: Path) -> list[Path]:
