@@ -52,7 +52,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
         rows = load_set(folder, limit)
         per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": []} for _ in pairs]
         for i, row in enumerate(rows):
-            image = load_image((folder / row["image"]).read_bytes())
+            image = load_image(folder / row["image"])
             order = range(len(readers)) if i % 2 == 0 else reversed(range(len(readers)))
             for k in order:  # alternate the order so neither pair always runs on a warm cache
                 t0 = time.perf_counter()

@@ -256,28 +256,17 @@ def classifier_inputs(files: list[Path], imgsz: int) -> np.ndarray:
     return np.stack(out).astype(np.float32) / 255.0
 
 
-def letterbox(im: np.ndarray, size: int, fill: int = 114) -> np.ndarray:
-    """ultralytics-style letterbox (scale to fit, pad centred with grey 114) of an RGB image."""
-    import cv2
-
-    h, w = im.shape[:2]
-    r = min(size / h, size / w)
-    nh, nw = int(round(h * r)), int(round(w * r))
-    im = cv2.resize(im, (nw, nh), interpolation=cv2.INTER_LINEAR)
-    top, left = (size - nh) // 2, (size - nw) // 2
-    out = np.full((size, size, 3), fill, np.uint8)
-    out[top:top + nh, left:left + nw] = im
-    return out
-
-
 def detector_inputs(files: list[Path], imgsz: int) -> np.ndarray:
-    """Photos as the detector is trained on them: letterboxed to imgsz, RGB float32 N×3×S×S in [0, 1]."""
+    """Photos as the detector sees them: letterboxed to an imgsz square by `vision.detect.letterbox`
+    (scale to fit, pad centred with grey 114), RGB float32 N×3×S×S in [0, 1]."""
     import cv2
+
+    from vision.detect import letterbox
 
     out = []
     for f in files:
-        im = cv2.imread(str(f), cv2.IMREAD_COLOR)[..., ::-1]
-        out.append(letterbox(im, imgsz).transpose(2, 0, 1))
+        im = np.ascontiguousarray(cv2.imread(str(f), cv2.IMREAD_COLOR)[..., ::-1])
+        out.append(letterbox(im, imgsz, square=True)[0].transpose(2, 0, 1))
     return np.stack(out).astype(np.float32) / 255.0
 
 
@@ -313,13 +302,18 @@ def onnx_outputs(onnx_path: Path, x: np.ndarray, batch: int = 32) -> np.ndarray:
     return np.concatenate([sess.run(None, {name: x[i:i + batch]})[0] for i in range(0, len(x), batch)])
 
 
+def onnx_metadata(onnx_path: Path) -> dict[str, str]:
+    """The export's `metadata_props` as a dict (one place that reads them)."""
+    import onnx
+
+    return {p.key: p.value for p in onnx.load(str(onnx_path)).metadata_props}
+
+
 def onnx_names(onnx_path: Path) -> dict[int, str] | None:
     """Class names from the export's metadata (tsumo_classes, else ultralytics' names)."""
     import ast
 
-    import onnx
-
-    meta = {p.key: p.value for p in onnx.load(str(onnx_path)).metadata_props}
+    meta = onnx_metadata(onnx_path)
     if "tsumo_classes" in meta:
         return dict(enumerate(json.loads(meta["tsumo_classes"])))
     if "names" in meta:
@@ -398,9 +392,7 @@ def classifier_yaml(out_dir: Path, arch: str = "small") -> Path:
 
 def onnx_recipe_scale(onnx_path: Path) -> tuple | None:
     """The detector's depth/width/max-channels scale as its export recorded it (`tsumo_recipe`)."""
-    import onnx
-
-    meta = {p.key: p.value for p in onnx.load(str(onnx_path)).metadata_props}
+    meta = onnx_metadata(onnx_path)
     try:
         d, w, c = json.loads(meta["tsumo_recipe"])["scale"]
         return float(d), float(w), int(c)
@@ -418,10 +410,7 @@ def detector_yaml(out_dir: Path, scale: tuple | None = None, onnx_path: Path | N
 
 
 def onnx_imgsz(onnx_path: Path, default: int) -> int:
-    import onnx
-
-    meta = {p.key: p.value for p in onnx.load(str(onnx_path)).metadata_props}
-    return int(meta.get("tsumo_imgsz", default))
+    return int(onnx_metadata(onnx_path).get("tsumo_imgsz", default))
 
 
 def convert_classifier(onnx_path: Path, out: Path, calib_sources: list[Path], *, n: int = 512,
