@@ -429,7 +429,9 @@ def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None, *, caps:
     on those caps for that label (upright and turned): weak classes get more *distinct* crops rather
     than repeated ones or a loss weight the ultralytics classify trainer has no cheap knob for.
     `sideways_weight`: each training crop of a sideways hand tile (known from a set's crops.tsv, see
-    `render_photo_crops`; sets without one have none) is linked this many times, after the caps."""
+    `render_photo_crops`; sets without one have none) is linked this many times, after the caps.
+    The training links per source (crops kept, extra sideways links, share of all links) are printed
+    and written to out/links.json, so a mix's make-up (e.g. its default-preset share) is on record."""
     names = class_names_75()
     if out.exists():
         shutil.rmtree(out)
@@ -438,6 +440,7 @@ def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None, *, caps:
     with_val = [d for d in synth_dirs if any((d / "val").rglob("*.png"))]
     sideways = {src: {rel for rel, (sw, _, _) in read_crop_meta(src).items() if sw} if sideways_weight > 1 else set()
                 for src in synth_dirs}
+    counts = {str(src): {"crops": 0, "sideways_links": 0} for src in synth_dirs + ([real_dir] if real_dir else [])}
     for split, sources in (("train", synth_dirs + ([real_dir] if real_dir else [])), ("val", with_val[-1:])):
         for cls, name in enumerate(names):
             d = out / split / folder_name(cls, name)
@@ -454,9 +457,20 @@ def build_mix(out: Path, synth_dirs: list[Path], real_dir: Path | None, *, caps:
                 for f in files:
                     link = d / f"{src.name}__{f.name}"
                     link.symlink_to(f.resolve())
+                    if split == "train":
+                        counts[str(src)]["crops"] += 1
                     if split == "train" and f"{split}/{sd.name}/{f.name}" in sideways.get(src, ()):
                         for k in range(1, sideways_weight):
                             (d / f"{src.name}__sw{k}__{f.name}").symlink_to(f.resolve())
+                        counts[str(src)]["sideways_links"] += sideways_weight - 1
+    total = sum(c["crops"] + c["sideways_links"] for c in counts.values())
+    for src, c in counts.items():
+        c["links"] = c["crops"] + c["sideways_links"]
+        c["share"] = round(c["links"] / total, 4) if total else 0.0
+        print(f"[mix] {Path(src).name}: {c['crops']} crops + {c['sideways_links']} sideways links = {c['links']} "
+              f"({100 * c['share']:.1f} %)", flush=True)
+    print(f"[mix] {total} training links, val from {with_val[-1].name if with_val else 'nowhere'}", flush=True)
+    (out / "links.json").write_text(json.dumps({"train_links": total, "sources": counts}, indent=1))
     return out
 
 

@@ -392,6 +392,11 @@ def test_build_mix_sideways_weight_links_sideways_crops_again_after_the_cap(tmp_
     assert len(list((mix / "val").rglob("*.png"))) == 1
     plain = build_mix(tmp_path / "mix1", [old, src], None)
     assert len(list((plain / "train").rglob("*.png"))) == 75 * 6
+    # the make-up of the mix is on record (links.json): crops, extra sideways links and share per source
+    made = json.loads((mix / "links.json").read_text())
+    assert made["train_links"] == 75 * 7
+    assert made["sources"][str(src)] == {"crops": 75 * 3, "sideways_links": 75, "links": 75 * 4, "share": round(4 / 7, 4)}
+    assert made["sources"][str(old)]["links"] == 75 * 3
 
 
 def test_eval_splits_hand_tiles_by_size(monkeypatch):
