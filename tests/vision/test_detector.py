@@ -12,7 +12,7 @@ from vision.detect import DEFAULT_PATH, Box, PartRule, TileDetector, drop_parts,
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "datasets"))
-from eval_detector import ReaderBoxes, match, tile_scores  # noqa: E402
+from eval_detector import ReaderBoxes, match, merged_pairs, tile_scores  # noqa: E402
 
 
 def test_letterbox_keeps_aspect_and_pads_to_stride():
@@ -100,6 +100,24 @@ def test_tile_scores_give_each_boxed_tile_its_best_overlapping_score():
     got = tile_scores(Fixed(), [ph], thr=0.5, floor=0.05)
     assert got == [("a.jpg", "5z", 0.9), ("a.jpg", "5z", 0.12), ("a.jpg", "1m", 0.0)]
     assert Fixed.asked == [0.05]
+
+
+def test_a_box_over_two_stacked_tiles_is_listed_as_merged():
+    """`eval_detector --real-dev` "merged": real-dev's added kan (lietxia_70008812's boxes: a sideways
+    9m, the 9m lying on it, an upright 9m) boxed as one tall box is listed; tiles boxed one by one are
+    not, nor a box over one tile reaching into its neighbour (the shipped model's, IoU 0.59 with it)."""
+    gt = np.array([[948, 355, 1075, 448], [940, 282, 1062, 365], [1062, 338, 1138, 452]], float)
+    labels = ["9m", "9m", "9m"]
+    merged = np.array([[946, 288, 1073, 428]], float)  # session 9's e6: one box over both sideways 9m
+    got = merged_pairs(gt, labels, merged, [0.367], thr=0.5)
+    assert len(got) == 1 and got[0][0] == "9m+9m" and got[0][1] > 0.75 and got[0][2] == 0.367
+    reaching = np.array([[957, 315, 1087, 452]], float)  # shipped: the lower 9m's box, taller
+    assert merged_pairs(gt, labels, reaching, [0.643], thr=0.5) == []
+    apart = gt + np.array([2, -1, 1, 2], float)  # each tile its own (slightly off) box
+    assert merged_pairs(gt, labels, apart, [0.9, 0.6, 0.7], thr=0.5) == []
+    assert merged_pairs(gt, labels, np.zeros((0, 4)), [], thr=0.5) == []
+    far = np.array([[0, 0, 10, 10], [100, 0, 110, 10]], float)  # not neighbours: their union is no pair
+    assert merged_pairs(far, ["1m", "2m"], np.array([[0, 0, 110, 10]], float), [0.9], thr=0.05) == []
 
 
 @pytest.fixture(scope="module")
@@ -334,3 +352,17 @@ def test_freeze_batchnorm_keeps_the_statistics_of_a_training_step():
     net(torch.randn(2, 3, 8, 8) + 5.0)
     assert torch.equal(net[1].running_mean, before) and not net[1].training and net[0].training
     assert freeze_batchnorm(SimpleNamespace(model=net)) == 0
+
+
+def test_box_arithmetic():
+    """Areas and pairwise intersections of xyxy boxes: an inverted box has none, disjoint boxes
+    meet in nothing, a box inside another meets it in its own area."""
+    from vision.boxes import box_areas, intersections
+
+    a = np.array([[0, 0, 10, 10], [5, 5, 15, 25], [3, 3, 1, 1]], float)
+    assert box_areas(a).tolist() == [100, 200, 0]
+    inter = intersections(a, np.array([[2, 2, 4, 4], [20, 20, 30, 30]]))
+    assert inter.shape == (3, 2)
+    assert inter.tolist() == [[4, 0], [0, 0], [0, 0]]
+    assert intersections(a, a)[0, 1] == 25  # [5,10]×[5,10]
+    assert intersections(a[0], a[1]).shape == (1, 1)  # a single box counts as one row
