@@ -17,6 +17,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.boxes import box_areas, intersections
+
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_PATH = MODELS_DIR / "tile_detector.onnx"
 STRIDE = 32
@@ -99,8 +101,8 @@ def drop_parts(boxes: np.ndarray, scores: np.ndarray, rule: PartRule) -> np.ndar
     n = len(boxes)
     if n < 2:
         return np.arange(n)
-    areas = _area(boxes)
-    inter = _intersection(boxes, boxes)
+    areas = box_areas(boxes)
+    inter = intersections(boxes, boxes)
     # part[i, j]: box i is a part of box j
     part = ((inter >= rule.cover * np.maximum(areas[:, None], 1e-9))
             & (areas[:, None] <= rule.max_area * areas[None])
@@ -113,30 +115,18 @@ def drop_parts(boxes: np.ndarray, scores: np.ndarray, rule: PartRule) -> np.ndar
     return np.flatnonzero(alive)
 
 
-def _area(boxes: np.ndarray) -> np.ndarray:
-    """Areas of xyxy boxes (…×4), 0 for an inverted box."""
-    return np.maximum(boxes[..., 2] - boxes[..., 0], 0) * np.maximum(boxes[..., 3] - boxes[..., 1], 0)
-
-
-def _intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise intersection areas of xyxy boxes a (N×4) and b (M×4): N×M."""
-    iw = np.maximum(np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0]), 0)
-    ih = np.maximum(np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1]), 0)
-    return iw * ih
-
-
 def nms(boxes: np.ndarray, scores: np.ndarray, iou: float) -> np.ndarray:
     """Indices kept by greedy non-maximum suppression (boxes N×4 xyxy), highest score first."""
     if len(boxes) == 0:
         return np.zeros(0, np.int64)
-    areas = _area(boxes)
+    areas = box_areas(boxes)
     order = np.argsort(-scores, kind="stable")
     keep = []
     while order.size:
         i = order[0]
         keep.append(i)
         rest = order[1:]
-        inter = _intersection(boxes[i:i + 1], boxes[rest])[0]
+        inter = intersections(boxes[i:i + 1], boxes[rest])[0]
         ov = inter / np.maximum(areas[i] + areas[rest] - inter, 1e-9)
         order = rest[ov <= iou]
     return np.array(keep, np.int64)
@@ -226,8 +216,8 @@ def vote_boxes(boxes: np.ndarray, scores: np.ndarray, kept: np.ndarray, iou: flo
     """Box voting: each kept box becomes the score-weighted mean of every candidate overlapping it
     with IoU ≥ `iou` (itself included) — steadier edges than the single best candidate."""
     k = boxes[kept]
-    inter = _intersection(k, boxes)
-    ov = inter / np.maximum(_area(k)[:, None] + _area(boxes)[None] - inter, 1e-9)
+    inter = intersections(k, boxes)
+    ov = inter / np.maximum(box_areas(k)[:, None] + box_areas(boxes)[None] - inter, 1e-9)
     w = np.where(ov >= iou, scores[None], 0.0)
     w[np.arange(len(kept)), kept] = scores[kept]
     return (w @ boxes) / w.sum(axis=1, keepdims=True)

@@ -22,6 +22,7 @@ from typing import Protocol, Sequence
 import cv2
 import numpy as np
 
+from vision.boxes import box_areas, intersections
 from vision.classes import BACK, HALF_TURN_SYMMETRIC, SUITS, TILE_CLASSES, plain
 
 BoxT = tuple[float, float, float, float]
@@ -626,9 +627,7 @@ def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, f
         # touching tiles often reach into it: real-dev's 12-MP white overlaps one by 0.4 width)
         if not a[2] <= cx <= c[0] or c[0] - a[2] < 0.4 * bw:
             continue
-        overlap = [max(0.0, min(b[2], t[2]) - max(b[0], t[0])) * max(0.0, min(b[3], t[3]) - max(b[1], t[1]))
-                   for t in taken]
-        if max(overlap, default=0.0) > 0.45 * bw * bh:
+        if intersections(b, np.array(taken)).max(initial=0.0) > 0.45 * bw * bh:
             continue
         chosen.append(int(j))
         taken.append(b)
@@ -704,24 +703,12 @@ def tidy_boxes(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.nd
     an edge: untouched.
     """
     boxes, scores = boxes.astype(float).copy(), scores.astype(float).copy()
+    inside = intersections(boxes, boxes) > 0.9 * np.minimum.outer(box_areas(boxes), box_areas(boxes))
+    np.fill_diagonal(inside, False)
     alive = np.ones(len(boxes), bool)
-    changed = True
-    while changed:
-        changed = False
-        for i in range(len(boxes)):
-            for j in range(len(boxes)):
-                if i == j or not (alive[i] and alive[j]):
-                    continue
-                a, b = boxes[i], boxes[j]
-                iw = min(a[2], b[2]) - max(a[0], b[0])
-                ih = min(a[3], b[3]) - max(a[1], b[1])
-                if iw <= 0 or ih <= 0:
-                    continue
-                wa, ha, wb, hb = a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1]
-                if iw * ih > 0.9 * min(wa * ha, wb * hb):
-                    keep, drop = (i, j) if scores[i] >= scores[j] else (j, i)
-                    alive[drop] = False
-                    changed = True
+    for i, j in zip(*np.nonzero(inside)):  # (one sweep: a pair passed over has a box dropped for good)
+        if alive[i] and alive[j]:
+            alive[j if scores[i] >= scores[j] else i] = False
 
     return boxes[alive], scores[alive]
 
