@@ -265,7 +265,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         # end tile is no kan's)
         # (one lies beyond the other, as off the row a stacked tile must: 0.3 of a height; a tile
         # beside a sideways one seen along the row overlaps it half at one level)
-        if kept and (i in side or kept[-1] in side) and _same_face(tiles[i], tiles[kept[-1]]) and \
+        if kept and (i in side or kept[-1] in side) and _same_face(tiles[i], tiles[kept[-1]], lying=True) and \
                 _one_above_other(fb[i], fb[kept[-1]], apart=0.3):
             lower, upper = (kept[-1], i) if fb[kept[-1]][1] > fb[i][1] else (i, kept[-1])
             kept[-1] = lower
@@ -299,13 +299,14 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         for t, tile in enumerate(tiles):
             if t in in_row or t in twice or t in stacked.values() or tile.label in (None, BACK) or not (t in side or b in side):
                 continue
-            if (t in side) != (b in side) and (plain(tile.label) != plain(tiles[b].label) or _has_neighbour(tiles, t, in_row)
+            if (t in side) != (b in side) and (not _lying_label_matches(tiles[t if t in side else b], tiles[b if t in side else t])
+                                               or _has_neighbour(tiles, t, in_row)
                                                or _surely_upright(tiles[b if t in side else t])):
                 # one looked upright: only the same tile, lying alone on it, makes them a kan's pair,
                 # and not when its shape was sure (a standing closed tile, and beyond it a discard
                 # of the same face laid sideways for riichi)
                 continue
-            if not _same_face(tile, tiles[b], STACKED_FACE_P):
+            if not _same_face(tile, tiles[b], STACKED_FACE_P, lying=True):
                 continue  # a discard of another face lying on the meld's sideways tile
             dy = (fb[b][1] + fb[b][3]) / 2 - (fb[t][1] + fb[t][3]) / 2
             ov = _overlap(fb[b], fb[t])
@@ -551,18 +552,33 @@ def _with_whole_hands(ranked: list[Arrangement], limit: int) -> list[Arrangement
     return ranked[:limit] + [a for a in ranked[limit:] if a.tile_count in (13, 14)][:limit]
 
 
-def _same_face(a: TileDetection, b: TileDetection, min_p: float = 0.05) -> bool:
+def _same_face(a: TileDetection, b: TileDetection, min_p: float = 0.05, *, lying: bool = False) -> bool:
     """Could these two be the same tile (an added kan's pair)? Face-down tiles never are; faces
-    are compared over the classifier's candidates (p ≥ `min_p`, red fives as fives), unread tiles may be."""
+    are compared over the classifier's candidates (p ≥ `min_p`, red fives as fives), unread tiles may be.
+    `lying`: a tile that looked upright may also show the face of its crop turned sideways (both
+    of an added kan's tiles lie sideways, and the one stacked on the other often looks upright)."""
     if a.label == BACK or b.label == BACK:
         return False
     if a.label is None or b.label is None:
         return True
-    faces = lambda t: {plain(c.label) for c in t.candidates if c.prob >= min_p} | {plain(t.label)}
-    return bool(faces(a) & faces(b))
+    return bool(_faces(a, min_p, lying) & _faces(b, min_p, lying))
+
+
+def _faces(t: TileDetection, min_p: float, lying: bool = False) -> set[str]:
+    """The faces the tile may show (plain labels of its candidates with p ≥ `min_p`), and with
+    `lying` those of its sideways crop too when it looked upright."""
+    read = list(t.candidates) + (list(t.turned_candidates) if lying and not t.sideways else [])
+    return {plain(c.label) for c in read if c.prob >= min_p} | {plain(t.label)}
 
 
 SORT_SUITS = "mpsz"
+
+
+def _lying_label_matches(sideways: TileDetection, upright: TileDetection) -> bool:
+    """Does the tile that looked upright read as the sideways one's face, as it looks or from its
+    crop turned sideways (the top class of either)?"""
+    tops = {plain(upright.label)} | ({plain(upright.turned_candidates[0].label)} if upright.turned_candidates else set())
+    return plain(sideways.label) in tops
 
 
 def _end_order(labels: Sequence[str | None]) -> str:

@@ -381,3 +381,40 @@ def test_a_whole_hand_inside_a_longer_row_is_read():
         tiles.append(_det((x1 + 0.01 * U + k * 0.76 * U, -U, x1 + 0.76 * U + k * 0.76 * U, 0.0), label))
     reading = read_hand(tiles)
     assert reading.hand is not None and reading.sequence == seq
+
+
+def test_an_added_tile_that_looked_upright_pairs_by_its_sideways_read():
+    """The tile lying on a kakan's sideways tile often looks upright and reads as another face
+    (held-out render 107 of det_test_h: the added 3m read upright as 7z, its sideways crop 3m with
+    p 1.00): it is the added tile when its sideways crop reads the called tile's face, and stays
+    out when that crop reads another face too."""
+    from dataclasses import replace
+
+    from vision.reading import read_hand
+
+    seq = "7m 7m 0s 7s 7s 8s 9s 2z 2z 2z | 6s | 3m 3m- 3m= 3m"
+    tiles = scene_from_sequence(seq, rng=random.Random(11))
+    added = next(i for i, t in enumerate(tiles) if t.sideways and t.frame_box[1] < -1.2 * U)
+    looked_upright = replace(tiles[added], label="7z", rotation=180, confidence=0.37, side_odds=-1.9,
+                             candidates=(Candidate("7z", 0.37), Candidate("2z", 0.13), Candidate("2m", 0.11)),
+                             turned_candidates=(Candidate("3m", 1.0),))
+    tiles[added] = looked_upright
+    assert read_hand(tiles).sequence == seq
+    tiles[added] = replace(looked_upright, turned_candidates=(Candidate("1p", 0.9),))
+    assert read_hand(tiles).sequence == seq.replace("3m- 3m= 3m", "3m- 3m")
+
+
+def test_a_kakan_base_that_looked_upright_pairs_by_its_sideways_read():
+    """The other way round (held-out render 49: the called 5s under the added one looked upright
+    and read 5p, its sideways crop 5s): the pair is found by the base's sideways read."""
+    from dataclasses import replace
+
+    from vision.reading import read_hand
+
+    seq = "6m 7m 8m 1s | 1s | 3s 3s 3s- | 0p- 6p 7p | 0s 5s- 5s= 5s"
+    tiles = scene_from_sequence(seq, rng=random.Random(12))
+    base = next(i for i, t in enumerate(tiles) if t.sideways and t.label == "5s" and t.frame_box[1] > -1.2 * U)
+    tiles[base] = replace(tiles[base], label="5p", rotation=180, confidence=0.98, side_odds=-4.3,
+                          candidates=(Candidate("5p", 0.98), Candidate("9p", 0.02)),
+                          turned_candidates=(Candidate("5s", 1.0),))
+    assert read_hand(tiles).sequence == seq
