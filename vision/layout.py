@@ -265,7 +265,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         # end tile is no kan's)
         # (one lies beyond the other, as off the row a stacked tile must: 0.3 of a height; a tile
         # beside a sideways one seen along the row overlaps it half at one level)
-        if kept and (i in side or kept[-1] in side) and _same_face(tiles[i], tiles[kept[-1]], lying=True) and \
+        if kept and ((i in side or kept[-1] in side) and _same_face(tiles[i], tiles[kept[-1]], lying=True)
+                     or _both_read_lying_alike(tiles[i], tiles[kept[-1]])) and \
                 _one_above_other(fb[i], fb[kept[-1]], apart=0.3):
             lower, upper = (kept[-1], i) if fb[kept[-1]][1] > fb[i][1] else (i, kept[-1])
             kept[-1] = lower
@@ -574,6 +575,14 @@ def _faces(t: TileDetection, min_p: float, lying: bool = False) -> set[str]:
 SORT_SUITS = "mpsz"
 
 
+def _both_read_lying_alike(a: TileDetection, b: TileDetection, min_p: float = 0.5) -> bool:
+    """Did two tiles that both looked upright read as one face from their crops turned sideways
+    (each surely, p ≥ `min_p`)? One lying on the other, they are an added kan's pair."""
+    tops = [t.turned_candidates[0] for t in (a, b) if not t.sideways and t.turned_candidates]
+    return (len(tops) == 2 and all(c.prob >= min_p and c.label != BACK for c in tops)
+            and plain(tops[0].label) == plain(tops[1].label))
+
+
 def _lying_label_matches(sideways: TileDetection, upright: TileDetection) -> bool:
     """Does the tile that looked upright read as the sideways one's face, as it looks or from its
     crop turned sideways (the top class of either)?"""
@@ -682,11 +691,12 @@ def _forced_cost(t: TileDetection) -> float:
 
 
 def _has_neighbour(tiles: Sequence[TileDetection], t: int, exclude: set[int]) -> bool:
-    """Does another tile (not in `exclude`) touch tile t (a wall, discards: not a lone stacked tile)?"""
+    """Does another tile (not in `exclude`) touch tile t (a wall, discards: not a lone stacked tile)?
+    A second box of t itself is no neighbour (real-dev lietxia_70008812 at 12 MP boxes its added 9m twice)."""
     bx1, by1, bx2, by2 = tiles[t].frame_box
     margin = 0.15 * max(bx2 - bx1, by2 - by1)
     for o, other in enumerate(tiles):
-        if o == t or o in exclude:
+        if o == t or o in exclude or _duplicate(tiles[t], other):
             continue
         ox1, oy1, ox2, oy2 = other.frame_box
         if max(ox1 - bx2, bx1 - ox2, oy1 - by2, by1 - oy2) < margin:

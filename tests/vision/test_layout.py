@@ -418,3 +418,51 @@ def test_a_kakan_base_that_looked_upright_pairs_by_its_sideways_read():
                           candidates=(Candidate("5p", 0.98), Candidate("9p", 0.02)),
                           turned_candidates=(Candidate("5s", 1.0),))
     assert read_hand(tiles).sequence == seq
+
+
+def test_two_tiles_that_looked_upright_one_on_the_other_pair_by_their_sideways_reads():
+    """Both tiles of an added kan's stack may look upright (tune render 392 of seed 9601: both read
+    4s upright, each sideways crop 4p with p 1.00): one lying on the other, with sideways reads of
+    one face, they are the kan's pair; with sideways reads of two faces they are not."""
+    from dataclasses import replace
+
+    from vision.reading import read_hand
+
+    seq = "3m 3m 6s 7s | 5s | x 1s 1s x | 4p- 4p= 4p 4p | 5p 5p- 0p"
+    tiles = scene_from_sequence(seq, rng=random.Random(13))
+    pair = [i for i, t in enumerate(tiles) if t.sideways and t.label == "4p"]
+    assert len(pair) == 2
+    upper = min(pair, key=lambda i: tiles[i].frame_box[1])
+    x1, y1, x2, y2 = tiles[upper].frame_box
+    lowered = (x1, y1 + 0.3 * U, x2, y2 + 0.3 * U)  # the stack seen from low: the boxes overlap (0.6 apart)
+    tiles[upper] = replace(tiles[upper], box=lowered, frame_box=lowered)
+    for i, odds in zip(pair, (-2.2, -4.7)):
+        tiles[i] = replace(tiles[i], label="4s", rotation=0, confidence=0.9, side_odds=odds,
+                           candidates=(Candidate("4s", 0.9), Candidate("4p", 0.08)),
+                           turned_candidates=(Candidate("4p", 1.0),))
+    row = range(len(tiles))  # (both in the hand row, as the row finder took them in the render)
+    assert read_hand(tiles, row=row).sequence == seq
+    tiles[pair[0]] = replace(tiles[pair[0]], turned_candidates=(Candidate("2s", 0.9),))
+    assert read_hand(tiles, row=row).sequence != seq
+
+
+def test_an_added_tile_boxed_twice_is_still_a_lone_stacked_tile():
+    """A tile lying alone on a meld's sideways tile is its added-kan tile; a discard among others
+    is not (it has neighbours). A second box of the added tile itself is no neighbour (real-dev
+    lietxia_70008812 at 12 MP: the added 9m boxed twice, its base looked upright and read 2z,
+    sideways 9m)."""
+    from dataclasses import replace
+
+    from vision.reading import read_hand
+
+    seq = "4s 5s 6s 5p 5p 4z 4z 5z 5z 5z | 0p | 9m- 9m= 9m 9m"
+    tiles = scene_from_sequence(seq, rng=random.Random(14))
+    base = next(i for i, t in enumerate(tiles) if t.sideways and t.frame_box[1] > -1.2 * U)
+    added = next(i for i, t in enumerate(tiles) if t.sideways and t.frame_box[1] < -1.2 * U)
+    tiles[base] = replace(tiles[base], label="2z", rotation=0, confidence=0.66, side_odds=-2.6,
+                          candidates=(Candidate("2z", 0.66), Candidate("3s", 0.1)),
+                          turned_candidates=(Candidate("9m", 1.0),))
+    x1, y1, x2, y2 = tiles[added].frame_box
+    twice = (x1 + 0.18 * U, y1 + 0.03 * U, x2 + 0.18 * U, y2 + 0.03 * U)
+    tiles.append(replace(tiles[added], box=twice, frame_box=twice, det_score=0.42))
+    assert read_hand(tiles).sequence == seq
