@@ -154,6 +154,29 @@ def test_a_whole_hand_is_preferred_to_a_tenpai_reading(monkeypatch):
     assert read_hand(tiles).error_code == "no_winning_tile"
 
 
+def test_a_drawn_tile_misread_surely_is_fixed_rather_than_left_out(monkeypatch):
+    """Tune render 71 of seed 9601: the drawn 3s read 5z (0.75; 3s 0.01) breaks the hand, and
+    leaving it out (geometry 2.1: a tile in line with the row trimmed) gives a 13-tile tenpai
+    reading waiting on 3s. Taking its runner-up costs log(0.75 / 0.01) = 4.3 over a whole-hand
+    layout of geometry 0.26: the whole hand (4.6) beats the tenpai reading at `PEN_THIRTEEN` 3
+    (5.1), not at the old 2 (4.1)."""
+    import vision.reading as reading
+
+    seq = "7m 8m 9m 1s 2s 4s 6s 0s 2z 2z 2z 4z 4z | 3s"
+    tiles = sorted(scene_from_sequence(seq, rng=random.Random(15)), key=lambda t: t.centre[0])
+    tiles[13] = replace(tiles[13], label="5z", confidence=0.75,
+                        candidates=(Candidate("5z", 0.75), Candidate("back", 0.13), Candidate("2s", 0.03),
+                                    Candidate("3s", 0.01)))
+    row = tuple(range(14))
+    thirteen = Arrangement((Group("closed", tuple(range(13))),), 2.1, row[:13], geometry=2.1)
+    whole = Arrangement((Group("closed", tuple(range(13))), Group("drawn", (13,))), 0.26, row, geometry=0.26)
+    monkeypatch.setattr(reading, "arrange", lambda *a, **k: [whole, thirteen])
+    r = read_hand(tiles)
+    assert r.error is None and r.sequence == seq
+    monkeypatch.setattr(reading, "PEN_THIRTEEN", 2.0)
+    assert read_hand(tiles).error_code == "no_winning_tile"
+
+
 def _called_tile_boxed_in_part(tiles, score: float = 0.8):
     """A second, upright-shaped box over the right part of the (first) sideways tile and the gap
     after it, surely read as a blank white dragon: the detector's box of a lying tile's part, which
