@@ -12,15 +12,24 @@ code on the same machine load: reading-code changes move every pair's figure, so
 different runs (or checkouts) are not comparable, and an A/B is only fair inside one run. The
 last line printed is one JSON object with every figure; `--json` also keeps each photo's reading.
 
+`--sweep vision.reading.PEN_THIRTEEN=2,3,4` instead reads every photo once per value of one
+numeric constant of the reading code (first pair only), with each photo's model outputs cached
+across the values: the layout and search are cheap, the models are not, so a sweep costs about
+one read per photo. Tune a constant on a tune set (never on the held-out ones), then confirm once.
+
 Why a script in the repo: these figures decide which models ship, and sessions lose `cache/`.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib
 import json
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
@@ -70,6 +79,83 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     return out
 
 
+def _digest(arrays) -> str:
+    """A key for one array or a list of them (shapes and bytes)."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in [arrays] if isinstance(arrays, np.ndarray) else arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.shape}{a.dtype}".encode())
+        h.update(a.data)
+    return h.hexdigest()
+
+
+def _memoise(model, method: str) -> dict:
+    """Keep `model.method`'s outputs per input (set on the instance, so the model's own calls of
+    it are kept too: the classifier's crops all pass through `predict_raw`); returns the memo."""
+    fn, memo = getattr(model, method), {}
+
+    def call(arrays, **kw):
+        key = (_digest(arrays), tuple(sorted(kw.items())))
+        if key not in memo:
+            memo[key] = fn(arrays, **kw)
+        out = memo[key]
+        return out.copy() if isinstance(out, np.ndarray) else list(out)
+
+    setattr(model, method, call)
+    return memo
+
+
+def parse_sweep(text: str) -> tuple[object, str, list[float]]:
+    """`vision.module.NAME=v1,v2,…` → (module, name, values); a clear error for anything else."""
+    target, _, values = text.partition("=")
+    modname, _, name = target.rpartition(".")
+    if not modname.startswith("vision.") or not name or not values:
+        raise ValueError(f"--sweep wants vision.module.NAME=v1,v2,... (got {text!r})")
+    try:
+        module = importlib.import_module(modname)
+    except ImportError as err:
+        raise ValueError(f"--sweep: no module {modname}") from err
+    if not isinstance(getattr(module, name, None), (int, float)) or isinstance(getattr(module, name), bool):
+        raise ValueError(f"--sweep: {modname}.{name} is not a numeric constant")
+    try:
+        return module, name, [float(v) for v in values.split(",")]
+    except ValueError as err:
+        raise ValueError(f"--sweep: values must be numbers (got {values!r})") from err
+
+
+def sweep(sets: list[Path], pair: tuple[Path, Path], module, name: str, values: list[float], *,
+          threads: int = 2, limit: int | None = None) -> dict:
+    """Exact counts of the reader with `module.name` set to each value in turn (restored after)."""
+    from vision.classify import TileClassifier
+    from vision.detect import TileDetector
+
+    detector, classifier = TileDetector(pair[0], threads), TileClassifier(pair[1], threads)
+    memos = [_memoise(detector, "detect"), _memoise(classifier, "predict_raw")]
+    reader = PhotoReader(detector=detector, classifier=classifier)
+    original = getattr(module, name)
+    out = {"pair": {"detector": str(pair[0]), "classifier": str(pair[1])}, "constant": f"{module.__name__}.{name}",
+           "values": values, "sets": {}}
+    try:
+        for folder in sets:
+            rows = load_set(folder, limit)
+            exact: dict[float, list[int]] = {v: [] for v in values}
+            for i, row in enumerate(rows):
+                image = load_image(folder / row["image"])
+                for memo in memos:
+                    memo.clear()
+                for v in values:
+                    setattr(module, name, type(original)(v) if isinstance(original, int) else v)
+                    if reader.read(image, players=row.get("players", 4)).sequence == row["sequence"]:
+                        exact[v].append(i)
+            first = set(exact[values[0]])
+            out["sets"][str(folder)] = [{"value": v, "exact": len(exact[v]), "n": len(rows),
+                                         "gained": sorted(set(exact[v]) - first), "lost": sorted(first - set(exact[v]))}
+                                        for v in values]
+    finally:
+        setattr(module, name, original)
+    return out
+
+
 def summary(result: dict) -> dict:
     """The figures without the per-photo readings: exact counts, misses, and for two or more pairs
     the photos only the first pair reads and only each other pair reads."""
@@ -97,11 +183,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="first N photos of each set")
     ap.add_argument("--json", type=Path, default=None, help="write every figure and each photo's reading here")
     ap.add_argument("--show-misses", action="store_true", help="print each missed photo: truth and readings")
+    ap.add_argument("--sweep", default=None, metavar="vision.MODULE.NAME=V1,V2,...",
+                    help="read with each value of one reading-code constant instead (first pair; model outputs cached)")
     args = ap.parse_args(argv)
     pairs = [tuple(p) for p in (args.pair or [(MODELS_DIR / DETECTOR_FILE, MODELS_DIR / CLASSIFIER_FILE)])]
     for path in (p for pair in pairs for p in pair):
         if not path.is_file():
             ap.error(f"model file not found: {path}")
+    if args.sweep:
+        try:
+            module, name, values = parse_sweep(args.sweep)
+        except ValueError as err:
+            ap.error(str(err))
+        result = sweep(args.sets, pairs[0], module, name, values, threads=args.threads, limit=args.limit)
+        for set_name, rows in result["sets"].items():
+            for r in rows:
+                print(f"{set_name}: {name}={r['value']:g}: {r['exact']}/{r['n']} exact"
+                      f"  gained {r['gained']} lost {r['lost']}")
+        if args.json:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(result, indent=1))
+        print(json.dumps(result))
+        return 0
     result = evaluate(args.sets, pairs, threads=args.threads, limit=args.limit)
     for name, s in result["sets"].items():
         for (det, cls), r in zip(pairs, s["results"]):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from vision.pipeline import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR
@@ -53,3 +54,51 @@ def test_cli_refuses_a_missing_model(rendered, tmp_path, capsys):
 def test_cli_refuses_a_folder_without_labels(tmp_path):
     with pytest.raises(SystemExit, match="no labels.jsonl"):
         eval_reading.main([str(tmp_path)])
+
+
+def test_sweep_reads_as_evaluate_does_and_restores_the_constant(rendered):
+    """A sweep over the constant's own value (and another) reads like a plain run for that value,
+    with the models' outputs kept per photo; the constant is back as it was afterwards."""
+    import vision.reading as reading
+
+    before = reading.PEN_THIRTEEN
+    plain = eval_reading.evaluate([rendered], [SHIPPED])["sets"][str(rendered)]["results"][0]
+    module, name, values = eval_reading.parse_sweep(f"vision.reading.PEN_THIRTEEN={before},100")
+    result = eval_reading.sweep([rendered], SHIPPED, module, name, values)
+    rows = result["sets"][str(rendered)]
+    assert reading.PEN_THIRTEEN == before
+    assert rows[0]["value"] == before and rows[0]["exact"] == plain["exact"] and rows[0]["n"] == 3
+    assert rows[0]["gained"] == rows[0]["lost"] == []
+    assert rows[1]["exact"] == rows[0]["exact"] + len(rows[1]["gained"]) - len(rows[1]["lost"])
+
+
+def test_memoised_model_calls_are_kept_per_input():
+    calls = []
+
+    class Model:
+        def predict_raw(self, crops):
+            calls.append(len(crops))
+            return np.array([c.sum() for c in crops], float)
+
+    m = Model()
+    memo = eval_reading._memoise(m, "predict_raw")
+    a, b = [np.zeros((2, 2, 3), np.uint8)], [np.ones((2, 2, 3), np.uint8)]
+    first = m.predict_raw(a)
+    first[0] = 99.0  # a caller changing its copy changes nothing kept
+    assert m.predict_raw(a).tolist() == [0.0] and m.predict_raw(b).tolist() == [12.0]
+    assert calls == [1, 1] and len(memo) == 2
+
+
+@pytest.mark.parametrize("text, message", [
+    ("PEN_THIRTEEN=2,3", "vision.module.NAME"),
+    ("vision.reading.PEN_THIRTEEN", "vision.module.NAME"),
+    ("vision.nosuch.X=1", "no module"),
+    ("vision.reading.read_hand=1", "not a numeric constant"),
+    ("vision.reading.PEN_THIRTEEN=a,b", "must be numbers"),
+])
+def test_sweep_refuses_what_it_cannot_set(text, message, rendered, capsys):
+    with pytest.raises(ValueError, match=message):
+        eval_reading.parse_sweep(text)
+    with pytest.raises(SystemExit) as err:
+        eval_reading.main([str(rendered), "--sweep", text])
+    assert err.value.code == 2 and message in capsys.readouterr().err
