@@ -572,9 +572,6 @@ def _faces(t: TileDetection, min_p: float, lying: bool = False) -> set[str]:
     return {plain(c.label) for c in read if c.prob >= min_p} | {plain(t.label)}
 
 
-SORT_SUITS = "mpsz"
-
-
 def _both_read_lying_alike(a: TileDetection, b: TileDetection, min_p: float = 0.5) -> bool:
     """Did two tiles that both looked upright read as one face from their crops turned sideways
     (each surely, p ≥ `min_p`)? One lying on the other, they are an added kan's pair."""
@@ -588,6 +585,9 @@ def _lying_label_matches(sideways: TileDetection, upright: TileDetection) -> boo
     crop turned sideways (the top class of either)?"""
     tops = {plain(upright.label)} | ({plain(upright.turned_candidates[0].label)} if upright.turned_candidates else set())
     return plain(sideways.label) in tops
+
+
+SORT_SUITS = "mpsz"
 
 
 def _end_order(labels: Sequence[str | None]) -> str:
