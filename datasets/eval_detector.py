@@ -26,28 +26,16 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "datasets")]
 
+from vision.boxes import ious  # noqa: E402
 from vision.detect import DEFAULT_PATH, PartRule, TileDetector  # noqa: E402
 from tsumo_synth.turn import row_angle, turn_level  # noqa: E402
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if len(a) == 0 or len(b) == 0:
-        return np.zeros((len(a), len(b)))
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
 
 
 def match(gt: np.ndarray, pred: np.ndarray, thr: float) -> tuple[np.ndarray, np.ndarray]:
     """Greedy one-to-one matching by IoU. Returns (gt_found bool[N], pred_used bool[M])."""
     found = np.zeros(len(gt), bool)
     used = np.zeros(len(pred), bool)
-    m = iou_matrix(gt, pred)
+    m = ious(gt, pred)
     if m.size:
         pairs = np.argwhere(m >= thr)
         order = np.argsort(-m[pairs[:, 0], pairs[:, 1]])
@@ -203,7 +191,7 @@ def tile_scores(detector: TileDetector, photos, *, thr: float, floor: float = 0.
         boxes = detector.detect(ph.load_rgb(), conf=floor)
         pred = np.array([b.xyxy for b in boxes]).reshape(-1, 4)
         scores = np.array([b.score for b in boxes])
-        overlap = iou_matrix(ph.boxes, pred)
+        overlap = ious(ph.boxes, pred)
         for i in range(len(ph.boxes)):
             hit = overlap[i] >= thr if overlap.shape[1] else np.zeros(0, bool)
             label = ph.labels[i] if i < len(ph.labels) else ""
@@ -237,7 +225,7 @@ def merged_pairs(gt: np.ndarray, labels, pred: np.ndarray, scores, *, thr: float
     pred = np.asarray(pred, np.float64).reshape(-1, 4)
     if not len(gt) or not len(pred):
         return []
-    single = iou_matrix(gt, pred)  # gt × pred
+    single = ious(gt, pred)  # gt × pred
     alone = single.max(axis=0) < thr  # predictions matching no single tile
     best: dict[int, list] = {}  # prediction -> its best-matching pair (a pair's union may hold a third tile's box)
     for i in range(len(gt)):
@@ -249,7 +237,7 @@ def merged_pairs(gt: np.ndarray, labels, pred: np.ndarray, scores, *, thr: float
             if gap_x > 0.1 * side or gap_y > 0.1 * side:  # not neighbours
                 continue
             union = np.array([[min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]])
-            both = iou_matrix(union, pred)[0]
+            both = ious(union, pred)[0]
             for k in np.flatnonzero((both >= thr) & alone):
                 li = labels[i] if i < len(labels) else ""
                 lj = labels[j] if j < len(labels) else ""

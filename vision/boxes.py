@@ -17,3 +17,10 @@ def intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     iw = np.maximum(np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0]), 0)
     ih = np.maximum(np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1]), 0)
     return iw * ih
+
+
+def ious(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise intersection-over-union of xyxy boxes a (N×4) and b (M×4): N×M (0 where both are empty)."""
+    a, b = np.asarray(a, float).reshape(-1, 4), np.asarray(b, float).reshape(-1, 4)
+    inter = intersections(a, b)
+    return inter / np.maximum(box_areas(a)[:, None] + box_areas(b)[None] - inter, 1e-9)

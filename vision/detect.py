@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.boxes import box_areas, intersections
+from vision.boxes import box_areas, intersections, ious
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_PATH = MODELS_DIR / "tile_detector.onnx"
@@ -216,8 +216,7 @@ def vote_boxes(boxes: np.ndarray, scores: np.ndarray, kept: np.ndarray, iou: flo
     """Box voting: each kept box becomes the score-weighted mean of every candidate overlapping it
     with IoU ≥ `iou` (itself included) — steadier edges than the single best candidate."""
     k = boxes[kept]
-    inter = intersections(k, boxes)
-    ov = inter / np.maximum(box_areas(k)[:, None] + box_areas(boxes)[None] - inter, 1e-9)
+    ov = ious(k, boxes)
     w = np.where(ov >= iou, scores[None], 0.0)
     w[np.arange(len(kept)), kept] = scores[kept]
     return (w @ boxes) / w.sum(axis=1, keepdims=True)

@@ -366,3 +366,8 @@ def test_box_arithmetic():
     assert inter.tolist() == [[4, 0], [0, 0], [0, 0]]
     assert intersections(a, a)[0, 1] == 25  # [5,10]×[5,10]
     assert intersections(a[0], a[1]).shape == (1, 1)  # a single box counts as one row
+    from vision.boxes import ious
+
+    iou = ious(a, a)
+    assert iou[0, 0] == 1.0 and iou[2, 2] == 0.0 and abs(iou[0, 1] - 25 / 275) < 1e-12
+    assert ious(np.zeros((0, 4)), a).shape == (0, 3)
