@@ -200,25 +200,23 @@ def main(argv: list[str] | None = None) -> int:
             for r in rows:
                 print(f"{set_name}: {name}={r['value']:g}: {r['exact']}/{r['n']} exact"
                       f"  gained {r['gained']} lost {r['lost']}")
-        if args.json:
-            args.json.parent.mkdir(parents=True, exist_ok=True)
-            args.json.write_text(json.dumps(result, indent=1))
-        print(json.dumps(result))
-        return 0
-    result = evaluate(args.sets, pairs, threads=args.threads, limit=args.limit)
-    for name, s in result["sets"].items():
-        for (det, cls), r in zip(pairs, s["results"]):
-            print(f"{name}: {r['exact']}/{r['n']} exact  ({det.name} + {cls.name}, {r['mean_ms']} ms/photo)")
-        if args.show_misses:
-            misses = sorted({i for r in s["results"] for i in r["misses"]})
-            for i in misses:
-                print(f"  #{i} truth {s['truth'][i]}")
-                for k, r in enumerate(s["results"]):
-                    print(f"      pair {k}: {r['reads'][i]}")
+        last = result
+    else:
+        result = evaluate(args.sets, pairs, threads=args.threads, limit=args.limit)
+        for name, s in result["sets"].items():
+            for (det, cls), r in zip(pairs, s["results"]):
+                print(f"{name}: {r['exact']}/{r['n']} exact  ({det.name} + {cls.name}, {r['mean_ms']} ms/photo)")
+            if args.show_misses:
+                misses = sorted({i for r in s["results"] for i in r["misses"]})
+                for i in misses:
+                    print(f"  #{i} truth {s['truth'][i]}")
+                    for k, r in enumerate(s["results"]):
+                        print(f"      pair {k}: {r['reads'][i]}")
+        last = summary(result)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=1))
-    print(json.dumps(summary(result)))
+    print(json.dumps(last))  # the figures as one JSON object (a sweep's are short already)
     return 0
 
 

@@ -300,13 +300,14 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         for t, tile in enumerate(tiles):
             if t in in_row or t in twice or t in stacked.values() or tile.label in (None, BACK) or not (t in side or b in side):
                 continue
-            if (t in side) != (b in side) and (not _lying_label_matches(tiles[t if t in side else b], tiles[b if t in side else t])
-                                               or _has_neighbour(tiles, t, in_row)
-                                               or _surely_upright(tiles[b if t in side else t])):
+            if (t in side) != (b in side):
                 # one looked upright: only the same tile, lying alone on it, makes them a kan's pair,
                 # and not when its shape was sure (a standing closed tile, and beyond it a discard
                 # of the same face laid sideways for riichi)
-                continue
+                lying, upright = (t, b) if t in side else (b, t)
+                if (not _lying_label_matches(tiles[lying], tiles[upright]) or _has_neighbour(tiles, t, in_row)
+                        or _surely_upright(tiles[upright])):
+                    continue
             if not _same_face(tile, tiles[b], STACKED_FACE_P, lying=True):
                 continue  # a discard of another face lying on the meld's sideways tile
             dy = (fb[b][1] + fb[b][3]) / 2 - (fb[t][1] + fb[t][3]) / 2
