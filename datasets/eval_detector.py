@@ -8,6 +8,8 @@ detection overlaps it with IoU ≥ `--iou` (one detection per box, greedy by IoU
 photos every tile is labelled, so precision is exact; the Chinese set leaves some background
 tiles unboxed and real-dev boxes only the hand, so precision there is a lower bound (reported
 for the Chinese set; for real-dev the count of extra detections outside the hand is given).
+`--real-dev-read CLASSIFIER.onnx` also reads real-dev end to end (`PhotoReader`) sent at its own
+size, 1 024 px and 4 000 px (12 MP), the ship gate's first check.
 The last line printed is one JSON object with every figure.
 """
 from __future__ import annotations
@@ -246,6 +248,42 @@ def merged_pairs(gt: np.ndarray, labels, pred: np.ndarray, scores, *, thr: float
     return [best[k] for k in sorted(best)]
 
 
+def resized_to_width(image: np.ndarray, width: int | None) -> np.ndarray:
+    """The photo as a phone might send it `width` px wide (None: as it is): INTER_AREA down,
+    INTER_CUBIC up, as `tests/vision/test_pipeline_realdev.py` does."""
+    if width is None:
+        return image
+    h, w = image.shape[:2]
+    return cv2.resize(image, (width, round(h * width / w)), interpolation=cv2.INTER_AREA if width < w else cv2.INTER_CUBIC)
+
+
+def read_at_widths(reader, photos: list[tuple[str, np.ndarray, str]], widths: list[int | None]) -> dict:
+    """Read each (name, RGB photo, true sequence) with `reader` (`.read(image).sequence`) sent at
+    every width: exact photos per width, and each miss as "name@width: what was read". The
+    ship gate's real-dev check at the photos' own size, 1 024 px and 12 MP (session 11: a
+    candidate can read a photo exactly at its own size and lose a tile at 4 000 px)."""
+    out: dict = {"photos": len(photos), "exact": {}, "fails": []}
+    for width in widths:
+        key = "own" if width is None else str(width)
+        ok = 0
+        for name, image, truth in photos:
+            seq = reader.read(resized_to_width(image, width)).sequence
+            ok += seq == truth
+            if seq != truth:
+                out["fails"].append(f"{name}@{key}: {seq}")
+        out["exact"][key] = ok
+    out["all_exact"] = all(v == len(photos) for v in out["exact"].values())
+    return out
+
+
+def real_dev_sequences(root: Path) -> list[tuple[str, np.ndarray, str]]:
+    """real-dev's photos (EXIF-oriented RGB) with their labelled sequences (`labels.jsonl`)."""
+    from vision.io import load_image
+
+    rows = [json.loads(line) for line in (root / "labels.jsonl").read_text().splitlines() if line.strip()]
+    return [(r["image"], load_image(root / r["image"]), r["sequence"]) for r in rows if r.get("sequence")]
+
+
 def latency_12mp(detector: TileDetector, sample: np.ndarray, runs: int = 15) -> dict:
     """Median detect() time on a 4032×3024 photo (letterbox resize included), after a warm-up."""
     big = cv2.resize(sample, (4032, 3024), interpolation=cv2.INTER_LINEAR)
@@ -296,6 +334,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--flip-vote-only", action="store_true",
                     help="with --flip and --vote: the mirror's boxes only vote on the photo's own (none added)")
     ap.add_argument("--latency", action="store_true", help="time a 12-MP photo")
+    ap.add_argument("--real-dev-read", type=Path, default=None, metavar="CLASSIFIER.onnx",
+                    help="read real-dev end to end (PhotoReader with this classifier) at each --read-widths: exact photos")
+    ap.add_argument("--read-widths", type=str, default="own,1024,4000",
+                    help="photo widths for --real-dev-read, comma-separated; own = as stored (default own,1024,4000)")
     ap.add_argument("--draw-misses", type=Path, default=None, metavar="DIR",
                     help="write a PNG of every rendered photo with a missed hand tile (look before choosing data)")
     args = ap.parse_args(argv)
@@ -358,6 +400,20 @@ def main(argv: list[str] | None = None) -> int:
         _print(t)
         if sample is None:
             sample = photos[0].load_rgb()
+    if args.real_dev_read:
+        if not args.real_dev_read.is_file():
+            print(f"eval_detector: classifier not found: {args.real_dev_read}", file=sys.stderr)
+            return 2
+        from vision.classify import TileClassifier
+        from vision.pipeline import PhotoReader
+
+        widths = [None if w.strip() == "own" else int(w) for w in args.read_widths.split(",") if w.strip()]
+        reader = PhotoReader(detector=net, classifier=TileClassifier(args.real_dev_read, args.threads))
+        report["real_dev_read"] = read_at_widths(reader, real_dev_sequences(real_data.REAL_DEV), widths)
+        print(f"real-dev read exactly: {report['real_dev_read']['exact']} of {report['real_dev_read']['photos']}",
+              file=sys.stderr)
+        for f in report["real_dev_read"]["fails"]:
+            print(f"  {f}", file=sys.stderr)
     if args.latency:
         if sample is None:
             sample = np.full((960, 1280, 3), 90, np.uint8)

@@ -371,3 +371,23 @@ def test_box_arithmetic():
     iou = ious(a, a)
     assert iou[0, 0] == 1.0 and iou[2, 2] == 0.0 and abs(iou[0, 1] - 25 / 275) < 1e-12
     assert ious(np.zeros((0, 4)), a).shape == (0, 3)
+
+
+def test_real_dev_read_counts_exact_photos_per_width():
+    """`eval_detector --real-dev-read`: each photo read at each width; a photo read exactly at its
+    own size but not at 4 000 px (session 11: ft8b e3 loses lietxia_70008812's drawn 0p there) is
+    counted per width and listed."""
+    from eval_detector import read_at_widths, resized_to_width
+
+    class Reader:
+        def read(self, image):
+            seq = "1m 2m 3m" if image.shape[1] < 1000 else "1m 2m"  # loses a tile when sent large
+            return type("R", (), {"sequence": seq})()
+
+    photos = [("a.jpg", np.zeros((60, 80, 3), np.uint8), "1m 2m 3m"), ("b.jpg", np.zeros((60, 80, 3), np.uint8), "1m")]
+    got = read_at_widths(Reader(), photos, [None, 400, 4000])
+    assert got["exact"] == {"own": 1, "400": 1, "4000": 0}
+    assert got["fails"] == ["b.jpg@own: 1m 2m 3m", "b.jpg@400: 1m 2m 3m", "a.jpg@4000: 1m 2m", "b.jpg@4000: 1m 2m"]
+    assert not got["all_exact"] and got["photos"] == 2
+    assert resized_to_width(photos[0][1], 4000).shape == (3000, 4000, 3)
+    assert resized_to_width(photos[0][1], None) is photos[0][1]
