@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from . import layouts as L
-from .scene import SHARED_DIR, SceneOptions, default_face_source, render_hand_photo
+from .scene import SHARED_DIR, FacePool, SceneOptions, default_face_source, render_hand_photo
 
 RECIPE_VERSION = 4  # bump when the renderer changes what a seed produces
 SIZES = [(640, 480), (640, 480), (480, 640), (640, 360), (640, 640), (576, 432)]
@@ -69,6 +69,30 @@ PRESETS: dict[str, dict] = {
 # pale backs like real-dev's lavender (and the light colours that make ivory faces hard to part)
 PASTEL_BACKS = ((175, 160, 215), (200, 188, 232), (168, 200, 232), (236, 190, 204), (182, 222, 196),
                 (236, 222, 160), (240, 236, 226), (214, 214, 220))
+
+
+# Face pools (session 11). Every set so far, held-out ones included, paints its faces from pool 0:
+# the default artist ("v3"), 8 variants per label. The classifier's photo crops use pools of their
+# own (generator v4, 32 variants per label, pool seed = photo seed). `--face-pool-seed` /
+# `--face-pool-size` / `--face-gen` choose another pool for a set; the defaults are pool 0, so
+# existing seeds render byte-identical.
+FACE_GENERATORS: dict[str, dict] = {"v3": {}, "v4": {"light_backs": True, "red_designs": True}}
+DEFAULT_FACES = {"pool_seed": 0, "pool_size": 8, "gen": "v3"}
+
+
+def face_source(shared: Path = SHARED_DIR, *, pool_seed: int = 0, pool_size: int = 8, gen: str = "v3"):
+    """The face pool a set paints from: pool 0 (`scene.default_face_source`) unless told otherwise;
+    else `pool_size` variants per label drawn from `pool_seed` by the artist with generator `gen`."""
+    if gen not in FACE_GENERATORS:
+        raise ValueError(f"unknown face generator {gen!r} (known: {', '.join(FACE_GENERATORS)})")
+    if pool_size < 1:
+        raise ValueError("pool_size must be ≥ 1")
+    if {"pool_seed": pool_seed, "pool_size": pool_size, "gen": gen} == DEFAULT_FACES:
+        return default_face_source(Path(shared), seed=0)
+    from .tiles import TileArtist
+
+    return FacePool(TileArtist(Path(shared), seed=pool_seed, **FACE_GENERATORS[gen]), per_label=pool_size,
+                    seed=pool_seed)
 
 
 def photo_name(i: int) -> str:
@@ -173,10 +197,10 @@ def yolo_lines(labels, *, min_side: float = 3.0) -> list[str]:
 
 
 def _work(args) -> list[dict]:
-    indices, seed, out, val_every, scoreable, shared, preset = args
+    indices, seed, out, val_every, scoreable, shared, preset, faces = args
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     cv2.setNumThreads(1)
-    artist = default_face_source(Path(shared), seed=0)
+    artist = face_source(Path(shared), **faces)
     rows = []
     for i in indices:
         split = "val" if val_every and i % val_every == val_every - 1 else "train"
@@ -201,13 +225,23 @@ def _work(args) -> list[dict]:
 
 
 def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: float = 0.1, scoreable: bool = False,
-                  shared: Path = SHARED_DIR, quiet: bool = False, preset: str = "default") -> Path:
+                  shared: Path = SHARED_DIR, quiet: bool = False, preset: str = "default",
+                  faces: dict | None = None) -> Path:
+    """`faces`: the face pool (keys of `DEFAULT_FACES`; None or missing keys: pool 0's)."""
     out = Path(out)
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
+    unknown = set(faces or {}) - set(DEFAULT_FACES)
+    if unknown:
+        raise ValueError(f"unknown face-pool keys {sorted(unknown)}")
+    faces = {**DEFAULT_FACES, **(faces or {})}
+    if faces != DEFAULT_FACES:
+        face_source(shared, **faces)  # a bad pool fails here, not in a worker
     recipe = {"n": n, "seed": seed, "val_frac": val_frac, "scoreable": scoreable, "version": RECIPE_VERSION}
     if preset != "default":  # sets written before presets existed keep their recipe (and cache)
         recipe["preset"] = preset
+    if faces != DEFAULT_FACES:  # likewise sets painted from pool 0
+        recipe["faces"] = faces
     manifest = out / "manifest.json"
     if manifest.exists():
         old = json.loads(manifest.read_text()).get("recipe", {})
@@ -224,7 +258,7 @@ def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: f
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
     val_every = int(round(1 / val_frac)) if val_frac > 0 else 0
     chunks = [list(range(k, min(k + 25, n))) for k in range(0, n, 25)]
-    jobs = [(c, seed, out, val_every, scoreable, str(shared), preset) for c in chunks]
+    jobs = [(c, seed, out, val_every, scoreable, str(shared), preset, faces) for c in chunks]
     rows: list[dict] = []
     t0 = time.time()
     if workers > 1:
@@ -266,13 +300,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--preset", choices=sorted(PRESETS), default="default",
                     help="photo recipe: default; close (nearer camera, part rows, more melds); hard (blank-white and "
                          "face-down runs, pale backs, kakan on top, low cameras)")
+    ap.add_argument("--face-pool-seed", type=int, default=0,
+                    help="seed of the face pool (default 0: the pool every held-out set uses)")
+    ap.add_argument("--face-pool-size", type=int, default=8, help="face variants per label in the pool")
+    ap.add_argument("--face-gen", choices=sorted(FACE_GENERATORS), default="v3",
+                    help="face generator: v3 (the default artist) or v4 (+ pale backs, red-five designs)")
     args = ap.parse_args(argv)
+    if args.face_pool_size < 1:
+        ap.error("--face-pool-size must be ≥ 1")
     if args.n <= 0:
         ap.error("--n must be positive")
     if not 0 <= args.val_frac < 1:
         ap.error("--val-frac must be in [0, 1)")
     write_dataset(args.out, args.n, args.seed, workers=args.workers, val_frac=args.val_frac,
-                  scoreable=args.scoreable, shared=args.shared, preset=args.preset)
+                  scoreable=args.scoreable, shared=args.shared, preset=args.preset,
+                  faces={"pool_seed": args.face_pool_seed, "pool_size": args.face_pool_size, "gen": args.face_gen})
     return 0
 
 
