@@ -694,8 +694,12 @@ def _turn_frame(frame: Frame, frame_boxes: np.ndarray, degrees: float) -> tuple[
     return Frame(frame.angle + degrees, frame.centre), np.hstack([c - half, c + half])
 
 
+# `tidy_boxes`: a box this much covered by another is the same tile twice.
+TIDY_COVER = 0.9
+
+
 def tidy_boxes(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Drop a box lying inside another (over 90 % of it covered: the same tile twice, which
+    """Drop a box lying inside another (over `TIDY_COVER` of it covered: the same tile twice, which
     non-maximum suppression lets through when the sizes differ); the surer box stays.
 
     (Joining two half-boxes of one sideways tile was tried and dropped: boxes of standing tiles
@@ -703,7 +707,7 @@ def tidy_boxes(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.nd
     an edge: untouched.
     """
     boxes, scores = boxes.astype(float).copy(), scores.astype(float).copy()
-    inside = intersections(boxes, boxes) > 0.9 * np.minimum.outer(box_areas(boxes), box_areas(boxes))
+    inside = intersections(boxes, boxes) > TIDY_COVER * np.minimum.outer(box_areas(boxes), box_areas(boxes))
     np.fill_diagonal(inside, False)
     alive = np.ones(len(boxes), bool)
     for i, j in zip(*np.nonzero(inside)):  # (one sweep: a pair passed over has a box dropped for good)
