@@ -717,6 +717,29 @@ def tidy_boxes(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.nd
     return boxes[alive], scores[alive]
 
 
+# A box off the hand row lying this much inside a larger, surer box off the row is part of that tile:
+# a loose tile turned on the cloth (the drawn tile) gets an axis-aligned box and often a partial one
+# too, which NMS keeps (IoU 0.4–0.55) and `tidy_boxes` too when under `TIDY_COVER`; read on its own
+# it is another face, and the hand loses its drawn tile. Off the row only: in the row, boxes of
+# standing tiles seen from above overlap as much.
+LOOSE_PART_COVER = 0.7
+
+
+def _loose_parts(frame_boxes: np.ndarray, scores: np.ndarray, row_idx: Sequence[int]) -> np.ndarray:
+    """Mask of the boxes off the row that are parts of another box off the row (left unread)."""
+    out = np.zeros(len(frame_boxes), bool)
+    loose = np.setdiff1d(np.arange(len(frame_boxes)), np.asarray(row_idx, int))
+    if len(loose) < 2:
+        return out
+    boxes, sc = frame_boxes[loose], scores[loose]
+    areas = box_areas(boxes)
+    part = ((intersections(boxes, boxes) >= LOOSE_PART_COVER * areas[:, None])  # [i, j]: i inside j …
+            & (areas[:, None] < areas[None]) & (sc[:, None] < sc[None]))  # … smaller and less sure
+    np.fill_diagonal(part, False)
+    out[loose[part.any(1)]] = True
+    return out
+
+
 def _classify(classifier: Classifier, image: np.ndarray, frame: Frame, frame_boxes: np.ndarray,
               sideways: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cut each box out upright in `frame` and classify: (probs N×38, flip N×2)."""
@@ -957,6 +980,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             wanted[list(runner.indices)] = True
             wanted |= _near_row(frame_boxes, runner.indices, 1.5)  # (its kans' stacked tiles, its drawn tile)
             band[list(runner.indices)] = True
+    wanted &= ~_loose_parts(frame_boxes, scores, row_idx)
     todo = np.nonzero(wanted)[0]
     # the row's end tiles are read both ways whatever their shape: the last one is often the
     # winning tile turned sideways with a box like a standing end tile's
