@@ -24,6 +24,7 @@ import numpy as np
 
 from vision.boxes import box_areas, intersections
 from vision.classes import BACK, HALF_TURN_SYMMETRIC, SUITS, TILE_CLASSES, plain
+from vision.detect import PartRule, drop_parts
 
 BoxT = tuple[float, float, float, float]
 
@@ -717,26 +718,24 @@ def tidy_boxes(boxes: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.nd
     return boxes[alive], scores[alive]
 
 
-# A box off the hand row lying this much inside a larger, surer box off the row is part of that tile:
-# a loose tile turned on the cloth (the drawn tile) gets an axis-aligned box and often a partial one
-# too, which NMS keeps (IoU 0.4–0.55) and `tidy_boxes` too when under `TIDY_COVER`; read on its own
-# it is another face, and the hand loses its drawn tile. Off the row only: in the row, boxes of
-# standing tiles seen from above overlap as much.
+# A box off the hand row lying this much inside a box off the row at least as large and as sure is
+# part of that tile: a loose tile turned on the cloth (the drawn tile) gets an axis-aligned box and
+# often a partial one too, which NMS keeps (IoU 0.4–0.55) and `tidy_boxes` too when under
+# `TIDY_COVER`; read on its own it is another face, and the hand loses its drawn tile. Off the row
+# only: in the row, boxes of standing tiles seen from above overlap as much (which is why the
+# detector's own `PartRule` stays off).
 LOOSE_PART_COVER = 0.7
 
 
 def _loose_parts(frame_boxes: np.ndarray, scores: np.ndarray, row_idx: Sequence[int]) -> np.ndarray:
-    """Mask of the boxes off the row that are parts of another box off the row (left unread)."""
+    """Mask of the boxes off the row that `detect.drop_parts` finds parts of another box off the row
+    (left unread)."""
     out = np.zeros(len(frame_boxes), bool)
     loose = np.setdiff1d(np.arange(len(frame_boxes)), np.asarray(row_idx, int))
     if len(loose) < 2:
         return out
-    boxes, sc = frame_boxes[loose], scores[loose]
-    areas = box_areas(boxes)
-    part = ((intersections(boxes, boxes) >= LOOSE_PART_COVER * areas[:, None])  # [i, j]: i inside j …
-            & (areas[:, None] < areas[None]) & (sc[:, None] < sc[None]))  # … smaller and less sure
-    np.fill_diagonal(part, False)
-    out[loose[part.any(1)]] = True
+    out[loose] = True
+    out[loose[drop_parts(frame_boxes[loose], scores[loose], PartRule(LOOSE_PART_COVER, 1.0, 1.0))]] = False
     return out
 
 
