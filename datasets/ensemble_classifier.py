@@ -56,16 +56,16 @@ def build(members: list[Path], out: Path) -> dict:
         raise ValueError("an ensemble needs at least two member models")
     models = [onnx.load(str(p)) for p in members]
     metas = [{p.key: p.value for p in m.metadata_props} for m in models]
-    first = models[0]
+    opsets = [max(o.version for o in m.opset_import if o.domain in ("", "ai.onnx")) for m in models]
+    first, opset = models[0], opsets[0]
     in_name, out_name = first.graph.input[0].name, first.graph.output[0].name
-    opset = max(o.version for o in first.opset_import if o.domain in ("", "ai.onnx"))
-    for p, m, meta in zip(members, models, metas):
+    for p, m, meta, own_opset in zip(members, models, metas, opsets):
         if [i.name for i in m.graph.input] != [in_name] or [o.name for o in m.graph.output] != [out_name]:
             raise ValueError(f"{p}: input/output names differ from {members[0]}")
         for key in SHARED_META:
             if meta.get(key) != metas[0].get(key):
                 raise ValueError(f"{p}: metadata {key!r} differs from {members[0]}")
-        if max(o.version for o in m.opset_import if o.domain in ("", "ai.onnx")) != opset:
+        if own_opset != opset:
             raise ValueError(f"{p}: opset differs from {members[0]}")
 
     nodes, inits, outs = [], [], []

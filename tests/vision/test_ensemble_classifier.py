@@ -2,6 +2,7 @@
 loads in `TileClassifier` like any classifier. Needs `onnx` (test extra; never the runtime)."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -49,7 +50,7 @@ def test_ensemble_output_is_the_members_mean(tmp_path):
     pa, pb, pe = _run(a, x), _run(b, x), _run(out, x)
     assert np.abs(pa - pb).max() > 1e-3  # the members really differ …
     np.testing.assert_allclose(pe, (pa + pb) / 2, atol=1e-6)  # … and the file gives their mean
-    assert [m["file"] for m in __import__("json").loads(meta["tsumo_ensemble"])] == ["tile_classifier.onnx", "b.onnx"]
+    assert [m["file"] for m in json.loads(meta["tsumo_ensemble"])] == ["tile_classifier.onnx", "b.onnx"]
     assert ec.check([a, b], out) < 1e-6
 
 

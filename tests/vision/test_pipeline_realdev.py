@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,6 +21,9 @@ from vision.classes import CLASS_INDEX, TILE_CLASSES
 from vision.io import load_image
 from vision.pipeline import MODELS_DIR, PhotoReader
 from vision.sequence import compare
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "datasets"))
+from eval_detector import resized_to_width  # noqa: E402  (a photo as a phone may send it)
 
 BOXES = Path(__file__).parent / "data" / "real_dev_boxes.json"
 
@@ -109,13 +113,6 @@ def _real_dev_misses(shared_dir) -> list[tuple[str, str, str]]:
     return misses
 
 
-def _scaled(image: np.ndarray, width: int) -> np.ndarray:
-    import cv2
-
-    h, w = image.shape[:2]
-    return cv2.resize(image, (width, round(h * width / w)), interpolation=cv2.INTER_AREA if width < w else cv2.INTER_CUBIC)
-
-
 @pytest.mark.skipif(not (MODELS_DIR / "tile_detector.onnx").is_file() or not (MODELS_DIR / "tile_classifier.onnx").is_file(),
                     reason="models not trained in this checkout")
 def test_real_dev_at_other_photo_sizes(shared_dir):
@@ -128,5 +125,5 @@ def test_real_dev_at_other_photo_sizes(shared_dir):
     reader = PhotoReader()
     for obj in labels:
         image = load_image(folder / obj["image"])
-        assert reader.read(_scaled(image, 1024)).sequence == obj["sequence"], (obj["image"], 1024)
-        assert reader.read(_scaled(image, 4000)).sequence == obj["sequence"], (obj["image"], 4000)
+        assert reader.read(resized_to_width(image, 1024)).sequence == obj["sequence"], (obj["image"], 1024)
+        assert reader.read(resized_to_width(image, 4000)).sequence == obj["sequence"], (obj["image"], 4000)
