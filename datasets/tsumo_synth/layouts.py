@@ -465,6 +465,7 @@ def layout_hand(
     standing: bool,
     side_posture: str = "side",
     stack_on_top: float = 0.0,
+    drawn_loose: float = 0.0,
 ) -> HandLayout:
     """Lay a hand out as players do: a row from the owner's left, groups apart, melds lying.
 
@@ -473,6 +474,11 @@ def layout_hand(
     near edge; a stacked (`=`) tile lies beside its sideways tile, further from the owner, or
     (share `stack_on_top`, opt-in: 0 draws nothing from `rng`) on top of it, pushed back by part
     of a tile's width so the lower tile's near edge still shows.
+
+    `drawn_loose` (share of hands with a drawn tile set apart; opt-in: 0 draws nothing from `rng`,
+    session 12): that tile lies face-up loose beside the row as a player drops it, turned 10-40°
+    and/or lifted off the row (pushed away from the owner, sometimes towards), as real-dev
+    lietxia_70008812's drawn 0p (see `_loose_drawn_pose`).
     """
     poses: list[TilePose] = []
     x = 0.0
@@ -505,6 +511,13 @@ def layout_hand(
                 poses.append(pose)
                 index += 1
                 continue
+            if (drawn_loose > 0 and gi == 1 and not is_meld and not t.sideways and _face(t) is not None
+                    and rng.random() < drawn_loose):
+                pose, x_end = _loose_drawn_pose(t, rng, dims, x=x, gi=gi, index=index)
+                poses.append(pose)
+                index += 1
+                x = x_end + tight + abs(rng.normal(0, 0.015))
+                continue
             if t.sideways:
                 posture = side_posture
             elif _face(t) is None:
@@ -525,6 +538,34 @@ def layout_hand(
     x1 = max(p.footprint(dims)[2] for p in poses)
     y1 = max(p.footprint(dims)[3] for p in poses)
     return HandLayout(poses=poses, groups=groups, extent=(x0, y0, x1, y1), standing=standing)
+
+
+# how a loose drawn tile lies (session 12, `layout_hand(drawn_loose=...)`): P(turned only), P(turned and
+# lifted); the rest lifted only. Turn magnitude in degrees, lift in tile heights.
+DRAWN_LOOSE_MODES = (0.35, 0.45)
+DRAWN_TURN_DEG = (10.0, 40.0)
+DRAWN_LIFT = (0.15, 0.9)
+
+
+def _loose_drawn_pose(t: SeqTile, rng: np.random.Generator, dims: TileDims, *, x: float, gi: int,
+                      index: int) -> tuple[TilePose, float]:
+    """The drawn tile lying face-up apart from the row, turned by 10-40° either way and/or lifted off
+    the row's line (away from the owner 80 % of the time, else towards); its footprint starts at
+    `x` (so it never runs into the row). Returns the pose and where its footprint ends along x."""
+    u = rng.random()
+    turned = u < DRAWN_LOOSE_MODES[0] + DRAWN_LOOSE_MODES[1]
+    lifted = u >= DRAWN_LOOSE_MODES[0]
+    yaw = rng.normal(0, 0.015)
+    if turned:
+        yaw = float(np.radians(rng.uniform(*DRAWN_TURN_DEG))) * (1.0 if rng.random() < 0.5 else -1.0)
+    y = rng.uniform(-0.03, 0.03)
+    if lifted:
+        y += dims.height * rng.uniform(*DRAWN_LIFT) * (1.0 if rng.random() < 0.8 else -1.0)
+    pose = make_pose(t.label, _face(t), x=x, y=y, dims=dims, posture="up", yaw=yaw, in_hand=True, group=gi,
+                     index=index, sideways=False, kind="hand")
+    fx0, _, fx1, _ = pose.footprint(dims)
+    pose.center = pose.center + np.array([x - fx0, 0.0, 0.0])
+    return pose, x + (fx1 - fx0)
 
 
 # --------------------------------------------------------------------------------------------

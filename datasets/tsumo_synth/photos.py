@@ -64,6 +64,14 @@ PRESETS: dict[str, dict] = {
         "partial": 0.08,
         "calls": True,
     },
+    # "drawn" (session 12): the default recipe, but the drawn tile is mostly set apart (win style
+    # "apart" 90 %) and then, 85 % of the time, lies loose: face-up, turned 10-40° either way and/or
+    # lifted off the row (`layouts.layout_hand(drawn_loose=...)`), as real-dev lietxia_70008812's
+    # drawn 0p, on which every detector so far put two overlapping boxes.
+    "drawn": {
+        "hand": {"win_styles": (0.9, 0.05, 0.05)},
+        "scene": {"drawn_loose": 0.85},
+    },
 }
 
 # pale backs like real-dev's lavender (and the light colours that make ivory faces hard to part)

@@ -237,6 +237,7 @@ class SceneOptions:
     elevation_range_deg: tuple[float, float] | None = None  # camera elevation drawn from this when not fixed
     kakan_on_top: float = 0.0                   # share of added kans whose 2nd tile lies ON the sideways tile
     plain_haku: bool = False                    # every white dragon blank (plain ivory, as most riichi sets)
+    drawn_loose: float = 0.0                    # share of drawn tiles set apart that lie loose, turned/lifted (session 12)
 
 
 BACK_COLOURS = [(226, 170, 40), (40, 110, 200), (50, 140, 70), (230, 120, 40), (175, 160, 215), (30, 30, 34),
@@ -509,7 +510,7 @@ def render_hand_photo(
     dims = style.dims
     standing = opts.standing if opts.standing is not None else bool(rng.random() < 0.4)
     layout = L.layout_hand(groups, rng, dims, standing=standing, side_posture="side" if rng.random() < 0.8 else "side_r",
-                           stack_on_top=opts.kakan_on_top)
+                           stack_on_top=opts.kakan_on_top, drawn_loose=opts.drawn_loose)
     hand_pts = np.concatenate([p.corners(dims) for p in layout.poses])
     cam = _fit_camera(rng, hand_pts, opts, standing)
 
