@@ -17,6 +17,10 @@ numeric constant of the reading code (first pair only), with each photo's model 
 across the values: the layout and search are cheap, the models are not, so a sweep costs about
 one read per photo. Tune a constant on a tune set (never on the held-out ones), then confirm once.
 
+Every missed photo also gets its first cause (`miss_causes.first_cause`: not detected, boxed
+twice, left out by the layout, a wrong class…), tallied per pair, so a session can see which stage
+loses the most hands before choosing what to work on.
+
 Why a script in the repo: these figures decide which models ship, and sessions lose `cache/`.
 """
 from __future__ import annotations
@@ -35,6 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from miss_causes import CAUSES, first_cause  # noqa: E402
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
 
@@ -59,7 +64,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
     for folder in sets:
         rows = load_set(folder, limit)
-        per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": []} for _ in pairs]
+        per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "causes": {}} for _ in pairs]
         for i, row in enumerate(rows):
             image = load_image(folder / row["image"])
             order = range(len(readers)) if i % 2 == 0 else reversed(range(len(readers)))
@@ -72,6 +77,8 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                     per_pair[k]["exact"] += 1
                 else:
                     per_pair[k]["misses"].append(i)
+                    cause = first_cause(row["tiles"], reading)
+                    per_pair[k]["causes"][cause] = per_pair[k]["causes"].get(cause, 0) + 1
         for res in per_pair:
             res["n"] = len(rows)
             res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)
@@ -164,7 +171,8 @@ def summary(result: dict) -> dict:
         res = s["results"]
         rows = []
         for k, r in enumerate(res):
-            row = {"exact": r["exact"], "n": r["n"], "mean_ms": r["mean_ms"], "misses": r["misses"]}
+            row = {"exact": r["exact"], "n": r["n"], "mean_ms": r["mean_ms"], "misses": r["misses"],
+                   "causes": r["causes"]}
             if k:
                 first, this = set(res[0]["misses"]), set(r["misses"])
                 row["only_first_reads"] = sorted(this - first)
@@ -206,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, s in result["sets"].items():
             for (det, cls), r in zip(pairs, s["results"]):
                 print(f"{name}: {r['exact']}/{r['n']} exact  ({det.name} + {cls.name}, {r['mean_ms']} ms/photo)")
+                print("    first cause of each miss: " + ", ".join(
+                    f"{c} {r['causes'][c]}" for c in CAUSES if r["causes"].get(c)))
             if args.show_misses:
                 misses = sorted({i for r in s["results"] for i in r["misses"]})
                 for i in misses:

@@ -42,6 +42,9 @@ def test_a_wrong_truth_is_a_miss(rendered, tmp_path):
     result = eval_reading.evaluate([tmp_path], [SHIPPED], limit=2)
     res = result["sets"][str(tmp_path)]["results"][0]
     assert res["n"] == 2 and 0 in res["misses"]
+    # every miss is tallied under exactly one first cause
+    assert sum(res["causes"].values()) == len(res["misses"])
+    assert set(res["causes"]) <= set(eval_reading.CAUSES)
 
 
 def test_cli_refuses_a_missing_model(rendered, tmp_path, capsys):

@@ -1,0 +1,75 @@
+"""`datasets/miss_causes.py`: the first cause of a missed photo, from its labelled tiles and reading."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.reading import GroupReading, Reading
+from vision.recognize import Candidate, TileDetection
+
+miss_causes = pytest.importorskip("miss_causes")
+
+# three hand tiles in a row and a wall tile above them (photo pixels)
+TRUTH = [
+    {"box": [0, 100, 20, 130], "cls": "1m", "in_hand": True},
+    {"box": [20, 100, 40, 130], "cls": "2m", "in_hand": True},
+    {"box": [40, 100, 60, 130], "cls": "3m", "in_hand": True},
+    {"box": [0, 0, 20, 30], "cls": "7z", "in_hand": False},
+]
+
+
+def tile(box, label, *alternatives):
+    cands = (Candidate(label, 0.6),) + tuple(Candidate(a, 0.2) for a in alternatives)
+    return TileDetection(box=tuple(float(v) for v in box), frame_box=tuple(float(v) for v in box), label=label,
+                         confidence=0.6, candidates=cands)
+
+
+def reading(tiles, used):
+    return Reading(tiles, groups=[GroupReading("closed", tuple(used), tuple(tiles[i].label for i in used))])
+
+
+def hand_tiles(labels=("1m", "2m", "3m")):
+    return [tile(t["box"], lab) for t, lab in zip(TRUTH, labels)]
+
+
+def test_a_hand_tile_without_any_box_is_not_detected():
+    tiles = hand_tiles()[:2]
+    assert miss_causes.first_cause(TRUTH, reading(tiles, [0, 1])) == "not_detected"
+
+
+def test_a_tile_taken_as_two_halves_is_boxed_twice():
+    tiles = hand_tiles() + [tile([40, 100, 52, 130], "3m")]  # 3m's left part, IoU 0.6 with it
+    assert miss_causes.first_cause(TRUTH, reading(tiles, [0, 1, 2, 3])) == "boxed_twice"
+    # the same extra box left out of the hand is no cause: then it reads as the right hand
+    assert miss_causes.first_cause(TRUTH, reading(tiles, [0, 1, 2])) == "layout"
+
+
+def test_a_boxed_tile_the_layout_does_not_take_is_left_out():
+    assert miss_causes.first_cause(TRUTH, reading(hand_tiles(), [0, 1])) == "left_out"
+
+
+def test_a_wall_tile_or_an_empty_box_taken_in():
+    wall = hand_tiles() + [tile(TRUTH[3]["box"], "7z")]
+    assert miss_causes.first_cause(TRUTH, reading(wall, [0, 1, 2, 3])) == "non_hand_taken"
+    gap = hand_tiles() + [tile([200, 100, 220, 130], "back")]
+    assert miss_causes.first_cause(TRUTH, reading(gap, [0, 1, 2, 3])) == "no_tile_taken"
+
+
+def test_a_wrong_class_says_whether_the_truth_was_a_runner_up():
+    tiles = hand_tiles()
+    tiles[1] = tile(TRUTH[1]["box"], "3m", "2m")
+    assert miss_causes.first_cause(TRUTH, reading(tiles, [0, 1, 2])) == "wrong_class_top_k"
+    tiles[1] = tile(TRUTH[1]["box"], "3m", "4m")
+    assert miss_causes.first_cause(TRUTH, reading(tiles, [0, 1, 2])) == "wrong_class"
+
+
+def test_the_first_cause_wins_in_pipeline_order():
+    """A missed tile and a wrong class in one photo: the missed tile is the cause."""
+    tiles = hand_tiles(("9p", "2m", "3m"))[:2]
+    assert miss_causes.first_cause(TRUTH, reading(tiles, [0, 1])) == "not_detected"
+
+
+def test_iou_matrix():
+    a = np.array([[0, 0, 10, 10], [5, 0, 15, 10]])
+    m = miss_causes.iou_matrix(a, a)
+    assert m.shape == (2, 2) and np.allclose(np.diag(m), 1) and m[0, 1] == pytest.approx(50 / 150)
