@@ -6,7 +6,10 @@ choosing what to train or change. Causes are checked in the order of `CAUSES` (t
 order: a tile must be boxed before it is laid out, and laid out before its class matters), and
 the first that holds is the photo's cause:
 
-- `not_detected`: a hand tile has no box at all (no reader box over it at IoU ≥ `MATCH_IOU`);
+- `hand_missed`: most of the hand's tiles have no box in the reading: the reader read another row
+  (a wall, discards, another hand: its second detection then replaces the photo's boxes), or the
+  detector missed the whole hand;
+- `not_detected`: a hand tile has no box (no reader box centred on it);
 - `boxed_twice`: a hand tile is taken into the hand as two boxes (often a sideways tile in halves);
 - `left_out`: a hand tile is boxed but the layout leaves its box out of the hand;
 - `non_hand_taken`: the hand takes in a box of a tile that is not the hand's (a wall, a discard);
@@ -20,44 +23,68 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import cv2
 import numpy as np
 
-CAUSES = ("not_detected", "boxed_twice", "left_out", "non_hand_taken", "no_tile_taken", "wrong_class",
-          "wrong_class_top_k", "layout")
-MATCH_IOU = 0.3  # a reader box over a tile: loose, since boxes of turned tiles come from a turned frame
+CAUSES = ("hand_missed", "not_detected", "boxed_twice", "left_out", "non_hand_taken", "no_tile_taken",
+          "wrong_class", "wrong_class_top_k", "layout")
 
 
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU of every box in `a` (N×4 xyxy) with every box in `b` (M×4): N×M."""
-    a = np.asarray(a, np.float64).reshape(-1, 4)
-    b = np.asarray(b, np.float64).reshape(-1, 4)
-    x1 = np.maximum(a[:, None, 0], b[None, :, 0])
-    y1 = np.maximum(a[:, None, 1], b[None, :, 1])
-    x2 = np.minimum(a[:, None, 2], b[None, :, 2])
-    y2 = np.minimum(a[:, None, 3], b[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
-    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-9)
+def _outline(tile: dict) -> np.ndarray:
+    """The labelled tile's outline in the photo: the hull of its visible pixels, else its box."""
+    if tile.get("hull"):
+        return np.asarray(tile["hull"], np.float32).reshape(-1, 1, 2)
+    x1, y1, x2, y2 = tile["box"]
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], np.float32).reshape(-1, 1, 2)
+
+
+def box_owners(truth_tiles: Sequence[dict], boxes: np.ndarray) -> np.ndarray:
+    """For each reader box (N×4 photo xyxy), the index of the labelled tile it stands for, or −1.
+
+    A box stands for a tile when its centre lies on the tile (inside the outline of its visible
+    pixels). That holds for the reader's boxes of a turned row too: those are the photo-axis boxes
+    around tiles boxed in the turned frame, larger than the tile's own box (so their IoU with it
+    is low), while their centres stay put. Boxes and tiles are paired one to one, nearest centres
+    first; a box left over stands for the tile under its centre (a second box on it), or none."""
+    owner = np.full(len(boxes), -1)
+    if not len(boxes) or not len(truth_tiles):
+        return owner
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    outlines = [_outline(t) for t in truth_tiles]
+    middles = np.array([o.reshape(-1, 2).mean(axis=0) for o in outlines])
+    dist = np.linalg.norm(centres[:, None] - middles[None], axis=2)
+    on = np.array([[cv2.pointPolygonTest(o, (float(c[0]), float(c[1])), False) >= 0 for o in outlines]
+                   for c in centres])
+    dist[~on] = np.inf
+    taken: set[int] = set()
+    for i, k in zip(*np.unravel_index(np.argsort(dist, axis=None), dist.shape)):
+        if not np.isfinite(dist[i, k]):
+            break
+        if owner[i] < 0 and k not in taken:
+            owner[i] = k
+            taken.add(k)
+    for i in np.flatnonzero(owner < 0):
+        k = int(np.argmin(dist[i]))
+        if np.isfinite(dist[i, k]):
+            owner[i] = k
+    return owner
 
 
 def first_cause(truth_tiles: Sequence[dict], reading) -> str:
     """The first cause (one of `CAUSES`) of a reading that differs from the truth.
 
-    `truth_tiles`: the rendered photo's labelled tiles (`labels.jsonl` "tiles": box, cls, in_hand);
-    `reading`: the `vision.reading.Reading` of that photo. Each reader box stands for the labelled
-    tile it overlaps most (IoU ≥ `MATCH_IOU`), or for no tile."""
-    truth_boxes = np.array([t["box"] for t in truth_tiles], np.float64).reshape(-1, 4)
+    `truth_tiles`: the rendered photo's labelled tiles (`labels.jsonl` "tiles": box, hull, cls,
+    in_hand); `reading`: the `vision.reading.Reading` of that photo (boxes paired with tiles by
+    `box_owners`)."""
     boxes = np.array([t.box for t in reading.tiles], np.float64).reshape(-1, 4)
     used = {i for g in reading.groups for i in g.tiles}
-    owner = np.full(len(boxes), -1)
-    if len(boxes) and len(truth_boxes):
-        iou = iou_matrix(boxes, truth_boxes)
-        best = iou.argmax(axis=1)
-        owner = np.where(iou[np.arange(len(boxes)), best] >= MATCH_IOU, best, -1)
+    owner = box_owners(truth_tiles, boxes)
     hand = [k for k, t in enumerate(truth_tiles) if t["in_hand"]]
     boxes_of = {k: [i for i in range(len(boxes)) if owner[i] == k] for k in hand}
-    if any(not boxes_of[k] for k in hand):
+    unboxed = sum(not boxes_of[k] for k in hand)
+    if 2 * unboxed > len(hand):
+        return "hand_missed"
+    if unboxed:
         return "not_detected"
     if any(sum(i in used for i in boxes_of[k]) > 1 for k in hand):
         return "boxed_twice"

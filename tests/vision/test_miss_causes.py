@@ -37,11 +37,34 @@ def test_a_hand_tile_without_any_box_is_not_detected():
     assert miss_causes.first_cause(TRUTH, reading(tiles, [0, 1])) == "not_detected"
 
 
+def test_a_reading_without_most_of_the_hand_missed_the_hand():
+    wall = [tile(TRUTH[3]["box"], "7z"), tile(TRUTH[0]["box"], "1m")]
+    assert miss_causes.first_cause(TRUTH, reading(wall, [0, 1])) == "hand_missed"
+
+
 def test_a_tile_taken_as_two_halves_is_boxed_twice():
     tiles = hand_tiles() + [tile([40, 100, 52, 130], "3m")]  # 3m's left part, IoU 0.6 with it
     assert miss_causes.first_cause(TRUTH, reading(tiles, [0, 1, 2, 3])) == "boxed_twice"
     # the same extra box left out of the hand is no cause: then it reads as the right hand
     assert miss_causes.first_cause(TRUTH, reading(tiles, [0, 1, 2])) == "layout"
+
+
+def test_a_box_stands_for_the_tile_under_its_centre_one_to_one():
+    """The reader's box of a tile in a turned row is the photo-axis box around it, larger than the
+    tile's own (IoU 0.27 here): it still stands for the tile under its centre. A box over 1m and
+    (more) 2m stands for 2m, and with another box on 2m, 1m has none."""
+    turned = [tile([-10, 90, 34, 140], "1m"), tile(TRUTH[1]["box"], "2m"), tile(TRUTH[2]["box"], "3m")]
+    assert miss_causes.first_cause(TRUTH, reading(turned, [0, 1, 2])) == "layout"
+    merged = [tile([6, 100, 36, 130], "2m"), tile(TRUTH[1]["box"], "2m"), tile(TRUTH[2]["box"], "3m")]
+    assert list(miss_causes.box_owners(TRUTH, np.array([t.box for t in merged]))) == [1, 1, 2]
+    assert miss_causes.first_cause(TRUTH, reading(merged, [0, 1, 2])) == "not_detected"
+
+
+def test_a_tile_outline_is_its_visible_hull_when_labelled():
+    hulled = [dict(TRUTH[0], hull=[[0, 100], [10, 100], [10, 130], [0, 130]])] + TRUTH[1:]  # its left half shows
+    boxes = np.array([[12, 100, 20, 130]], float)  # centre x 16: on the box, not on the visible half
+    assert list(miss_causes.box_owners(TRUTH, boxes)) == [0]
+    assert list(miss_causes.box_owners(hulled, boxes)) == [-1]
 
 
 def test_a_boxed_tile_the_layout_does_not_take_is_left_out():
@@ -67,9 +90,3 @@ def test_the_first_cause_wins_in_pipeline_order():
     """A missed tile and a wrong class in one photo: the missed tile is the cause."""
     tiles = hand_tiles(("9p", "2m", "3m"))[:2]
     assert miss_causes.first_cause(TRUTH, reading(tiles, [0, 1])) == "not_detected"
-
-
-def test_iou_matrix():
-    a = np.array([[0, 0, 10, 10], [5, 0, 15, 10]])
-    m = miss_causes.iou_matrix(a, a)
-    assert m.shape == (2, 2) and np.allclose(np.diag(m), 1) and m[0, 1] == pytest.approx(50 / 150)
