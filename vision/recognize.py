@@ -599,7 +599,8 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     return fb, scores
 
 
-def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, faint_scores: np.ndarray) -> list[int]:
+def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, faint_scores: np.ndarray,
+               ends: float = 0.0, inside: bool = True) -> list[int]:
     """Faint boxes (frame units) that fill a gap between two neighbours of the row: as tall as
     they are and in line with them, about a tile wide, centred in the gap with room for most of
     it, overlapping no box already found by much. Surest first, one per place. Why: the detector scores a featureless
@@ -618,21 +619,47 @@ def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, f
             continue
         left = [k for k in range(len(rb)) if (rb[k, 0] + rb[k, 2]) / 2 < cx]
         right = [k for k in range(len(rb)) if (rb[k, 0] + rb[k, 2]) / 2 >= cx]
-        if not left or not right:
-            continue
-        a, c = rb[left[-1]], rb[right[0]]
-        h = ((a[3] - a[1]) + (c[3] - c[1])) / 2
-        if not (0.7 * h <= bh <= 1.4 * h and abs(cy - ((a[1] + a[3]) + (c[1] + c[3])) / 4) <= 0.3 * h):
-            continue
-        # its centre in the gap, and room for most of a tile there (the neighbours' boxes of
-        # touching tiles often reach into it: real-dev's 12-MP white overlaps one by 0.4 width)
-        if not a[2] <= cx <= c[0] or c[0] - a[2] < 0.4 * bw:
-            continue
+        if ends and (not left or not right) and (left or right):  # beyond an end of the row, near it
+            a = rb[left[-1]] if left else rb[right[0]]
+            h = a[3] - a[1]
+            reach = b[0] - a[2] if left else a[0] - b[2]
+            if not (0.7 * h <= bh <= 1.4 * h and abs(cy - (a[1] + a[3]) / 2) <= 0.3 * h
+                    and -0.3 * bw <= reach <= ends * unit_w):
+                continue
+        else:
+            if not left or not right or not inside:
+                continue
+            a, c = rb[left[-1]], rb[right[0]]
+            h = ((a[3] - a[1]) + (c[3] - c[1])) / 2
+            if not (0.7 * h <= bh <= 1.4 * h and abs(cy - ((a[1] + a[3]) + (c[1] + c[3])) / 4) <= 0.3 * h):
+                continue
+            # its centre in the gap, and room for most of a tile there (the neighbours' boxes of
+            # touching tiles often reach into it: real-dev's 12-MP white overlaps one by 0.4 width)
+            if not a[2] <= cx <= c[0] or c[0] - a[2] < 0.4 * bw:
+                continue
         if intersections(b, np.array(taken)).max(initial=0.0) > 0.45 * bw * bh:
             continue
         chosen.append(int(j))
         taken.append(b)
     return chosen
+
+
+# After a second detection, a box of the first in line with the row beyond an end, up to this
+# many tiles' widths away, is added (0: none). tune9 with the shipped pair: 265 → 267/400
+# (renders 96, 97: a drawn tile the closer look missed; 0.6: 266, 2: 267); filling gaps inside
+# the row from the first pass too reads 267 as well, but closes the drawn tile's gap on held-out
+# renders (det_test_h 55: a 0.28 box between the row and the drawn 9p), so it does not.
+FILL_ENDS = 1.2
+
+
+def _tile_sized(boxes: np.ndarray, row_boxes: np.ndarray) -> np.ndarray:
+    """Boxes (frame units) as large as the row's tiles, around their own centres: a photo-axis
+    box turned into a turned frame is the box around a turned box, larger than the tile."""
+    if not len(boxes) or not len(row_boxes):
+        return boxes
+    half = np.median(row_boxes[:, 2:] - row_boxes[:, :2], axis=0) / 2
+    centres = (boxes[:, :2] + boxes[:, 2:]) / 2
+    return np.hstack([centres - half, centres + half])
 
 
 def _small_for(detector: Detector, row_boxes: np.ndarray, shape: tuple[int, ...]) -> bool:
@@ -960,15 +987,25 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     if level:  # the row still leans (its line was drawn off by tiles in line beyond a gap)
         frame, frame_boxes = _turn_frame(frame, frame_boxes, level)
         row_idx, frame_rows = frame_row()
-    if not redetected and len(survey.faint_boxes):  # a tile the detector barely saw in a gap of the row
-        faint_frame = frame.boxes_to_frame(survey.faint_boxes)
-        gaps = _gap_boxes(frame_boxes, row_idx, faint_frame, survey.faint_scores)
+    # a tile missing from the row: one the detector barely saw (a faint box) in a gap; after a
+    # second detection, one the first detection found and the second did not, just beyond an
+    # end (the drawn tile set apart, an end tile the closer look missed). Not in a gap then: a
+    # first-pass box there, as often a shadow or half a tile, would close the drawn tile's gap.
+    if redetected and FILL_ENDS > 0 and len(survey.photo_boxes):
+        fill_photo, fill_scores, fill_back = survey.photo_boxes, survey.scores, survey.p_back
+        fill_frame = _tile_sized(frame.boxes_to_frame(fill_photo), frame_boxes[list(row_idx)])
+    else:
+        fill_photo, fill_scores, fill_back = survey.faint_boxes, survey.faint_scores, np.zeros(len(survey.faint_boxes))
+        fill_frame = frame.boxes_to_frame(fill_photo) if not redetected else np.zeros((0, 4))
+    if len(fill_frame):
+        gaps = (_gap_boxes(frame_boxes, row_idx, fill_frame, fill_scores, ends=FILL_ENDS, inside=False)
+                if redetected else _gap_boxes(frame_boxes, row_idx, fill_frame, fill_scores))
         if gaps:
             n0 = len(frame_boxes)
-            frame_boxes = np.vstack([frame_boxes, faint_frame[gaps]])
-            photo_boxes = np.vstack([photo_boxes, survey.faint_boxes[gaps]])
-            scores = np.concatenate([scores, survey.faint_scores[gaps]])
-            p_back = np.concatenate([p_back, np.zeros(len(gaps))])
+            frame_boxes = np.vstack([frame_boxes, fill_frame[gaps]])
+            photo_boxes = np.vstack([photo_boxes, fill_photo[gaps]])
+            scores = np.concatenate([scores, fill_scores[gaps]])
+            p_back = np.concatenate([p_back, fill_back[gaps]])
             row_idx = tuple(row_idx) + tuple(range(n0, n0 + len(gaps)))
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)

@@ -97,3 +97,70 @@ def test_no_gap_no_box():
     fb = frame(ROW)
     faint = frame([(ROW[5][0] + 20, 600.0, ROW[5][2] + 20, 655.0)])
     assert _gap_boxes(fb, list(range(14)), faint, np.array([0.2])) == []
+
+
+# After a second, closer detection (a far hand), a tile the first detection found and the second
+# missed is taken from the first just beyond an end of the row (the drawn tile), not in a gap.
+
+DRAWN = (200.0 + 42 * 13 + 20, 600.0, 240.0 + 42 * 13 + 20, 655.0)  # the 14th tile set apart
+
+
+class CloserLookMisses:
+    """A detector whose first look (`detect`) boxes every tile but whose second, closer look
+    (`detect_turned`, the oracle seam of `recognize`) misses the tiles in `missed`. Its input is
+    small (`imgsz`), so the hand's tiles look small and the reader looks again."""
+
+    conf = 0.25
+    imgsz = 320
+
+    def __init__(self, boxes, missed):
+        self.boxes, self.missed = boxes, set(missed)
+
+    def detect(self, image, conf=None):
+        return [SimpleNamespace(x1=b[0], y1=b[1], x2=b[2], y2=b[3], score=0.9) for b in self.boxes]
+
+    def detect_turned(self, image, frame):
+        kept = [b for k, b in enumerate(self.boxes) if k not in self.missed]
+        return frame.boxes_to_frame(np.array(kept, float)), np.full(len(kept), 0.9)
+
+
+def read_closer(missed, fill_ends=None, monkeypatch=None):
+    boxes = ROW[:13] + [DRAWN]
+    if fill_ends is not None:
+        monkeypatch.setattr("vision.recognize.FILL_ENDS", fill_ends)
+    reader = PhotoReader(detector=CloserLookMisses(boxes, missed), classifier=LabelledFaces(boxes, HAND))
+    return reader.read(np.zeros((900, 1200, 3), np.uint8))
+
+
+def test_the_drawn_tile_the_closer_look_missed_is_taken_from_the_first(monkeypatch):
+    want = " ".join(HAND[:13]) + " | " + HAND[13]
+    assert read_closer([]).sequence == want
+    assert read_closer([13]).sequence == want
+    assert read_closer([13], 0.0, monkeypatch).sequence != want  # what the rule saves
+
+
+def test_a_gap_the_closer_look_left_is_not_filled_from_the_first():
+    """Inside the row the closer look is trusted: a first-pass box in a gap there is as often a
+    shadow or half a tile, and would close the gap that sets the drawn tile apart."""
+    drawn = (ROW[12][2] + 60, 600.0, ROW[12][2] + 100, 655.0)
+    boxes = ROW[:13] + [drawn]
+    gap = (ROW[12][2] + 10, 600.0, ROW[12][2] + 50, 655.0)  # in the drawn tile's gap, first look only
+    det = CloserLookMisses(boxes + [gap], missed=[14])
+    reader = PhotoReader(detector=det, classifier=LabelledFaces(boxes + [gap], HAND + ["back"]))
+    assert reader.read(np.zeros((900, 1200, 3), np.uint8)).sequence == " ".join(HAND[:13]) + " | " + HAND[13]
+
+
+def test_gap_boxes_beyond_an_end_only_when_asked_near_and_in_line():
+    fb = frame(ROW)
+    w = ROW[0][2] - ROW[0][0]
+    candidates = {
+        "just beyond the end": (ROW[13][2] + 0.5 * w, 600.0, ROW[13][2] + 1.5 * w, 655.0),
+        "before the start": (ROW[0][0] - 1.5 * w, 600.0, ROW[0][0] - 0.5 * w, 655.0),
+        "far beyond the end": (ROW[13][2] + 3 * w, 600.0, ROW[13][2] + 4 * w, 655.0),
+        "beyond, off the line": (ROW[13][2] + 0.5 * w, 540.0, ROW[13][2] + 1.5 * w, 595.0),
+    }
+    names = list(candidates)
+    faint = frame([candidates[n] for n in names])
+    assert _gap_boxes(fb, list(range(14)), faint, np.full(len(names), 0.5)) == []
+    chosen = _gap_boxes(fb, list(range(14)), faint, np.full(len(names), 0.5), ends=1.2)
+    assert sorted(names[j] for j in chosen) == ["before the start", "just beyond the end"]
