@@ -605,7 +605,9 @@ def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, f
     they are and in line with them, about a tile wide, centred in the gap with room for most of
     it, overlapping no box already found by much. Surest first, one per place. Why: the detector scores a featureless
     tile between two like it (touching blank white dragons) near its floor, and a hand with a
-    tile missing cannot be read, while a gap inside the row is rarely empty table."""
+    tile missing cannot be read, while a gap inside the row is rarely empty table.
+    `ends` > 0 also takes a box in line beyond an end of the row, at most that many tile widths
+    from it; `inside=False` takes none in the gaps (see `FILL_ENDS`)."""
     if len(row) < 3 or not len(faint):
         return []
     rb = frame_boxes[sorted(row, key=lambda i: frame_boxes[i, 0])]
@@ -619,7 +621,7 @@ def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, f
             continue
         left = [k for k in range(len(rb)) if (rb[k, 0] + rb[k, 2]) / 2 < cx]
         right = [k for k in range(len(rb)) if (rb[k, 0] + rb[k, 2]) / 2 >= cx]
-        if ends and (not left or not right) and (left or right):  # beyond an end of the row, near it
+        if ends and not (left and right):  # beyond an end of the row, near it
             a = rb[left[-1]] if left else rb[right[0]]
             h = a[3] - a[1]
             reach = b[0] - a[2] if left else a[0] - b[2]
