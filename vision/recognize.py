@@ -600,14 +600,14 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
 
 
 def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, faint_scores: np.ndarray,
-               ends: float = 0.0, inside: bool = True) -> list[int]:
+               ends: float = 0.0) -> list[int]:
     """Faint boxes (frame units) that fill a gap between two neighbours of the row: as tall as
     they are and in line with them, about a tile wide, centred in the gap with room for most of
     it, overlapping no box already found by much. Surest first, one per place. Why: the detector scores a featureless
     tile between two like it (touching blank white dragons) near its floor, and a hand with a
     tile missing cannot be read, while a gap inside the row is rarely empty table.
-    `ends` > 0 also takes a box in line beyond an end of the row, at most that many tile widths
-    from it; `inside=False` takes none in the gaps (see `FILL_ENDS`)."""
+    `ends` > 0 takes boxes beyond the row's ends instead, in line with the end tile and at most
+    that many tile widths from it (see `FILL_ENDS`)."""
     if len(row) < 3 or not len(faint):
         return []
     rb = frame_boxes[sorted(row, key=lambda i: frame_boxes[i, 0])]
@@ -621,7 +621,9 @@ def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, f
             continue
         left = [k for k in range(len(rb)) if (rb[k, 0] + rb[k, 2]) / 2 < cx]
         right = [k for k in range(len(rb)) if (rb[k, 0] + rb[k, 2]) / 2 >= cx]
-        if ends and not (left and right):  # beyond an end of the row, near it
+        if ends:  # beyond an end of the row, near it
+            if left and right:
+                continue
             a = rb[left[-1]] if left else rb[right[0]]
             h = a[3] - a[1]
             reach = b[0] - a[2] if left else a[0] - b[2]
@@ -629,7 +631,7 @@ def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, f
                     and -0.3 * bw <= reach <= ends * unit_w):
                 continue
         else:
-            if not left or not right or not inside:
+            if not left or not right:
                 continue
             a, c = rb[left[-1]], rb[right[0]]
             h = ((a[3] - a[1]) + (c[3] - c[1])) / 2
@@ -993,15 +995,16 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     # second detection, one the first detection found and the second did not, just beyond an
     # end (the drawn tile set apart, an end tile the closer look missed). Not in a gap then: a
     # first-pass box there, as often a shadow or half a tile, would close the drawn tile's gap.
-    if redetected and FILL_ENDS > 0 and len(survey.photo_boxes):
-        fill_photo, fill_scores, fill_back = survey.photo_boxes, survey.scores, survey.p_back
-        fill_frame = _tile_sized(frame.boxes_to_frame(fill_photo), frame_boxes[list(row_idx)])
-    else:
-        fill_photo, fill_scores, fill_back = survey.faint_boxes, survey.faint_scores, np.zeros(len(survey.faint_boxes))
-        fill_frame = frame.boxes_to_frame(fill_photo) if not redetected else np.zeros((0, 4))
-    if len(fill_frame):
-        gaps = (_gap_boxes(frame_boxes, row_idx, fill_frame, fill_scores, ends=FILL_ENDS, inside=False)
-                if redetected else _gap_boxes(frame_boxes, row_idx, fill_frame, fill_scores))
+    fill = None  # (frame boxes, photo boxes, scores, p_back, reach beyond the row's ends; 0: in its gaps)
+    if not redetected and len(survey.faint_boxes):
+        fill = (frame.boxes_to_frame(survey.faint_boxes), survey.faint_boxes, survey.faint_scores,
+                np.zeros(len(survey.faint_boxes)), 0.0)
+    elif redetected and FILL_ENDS > 0 and len(survey.photo_boxes):
+        fill = (_tile_sized(frame.boxes_to_frame(survey.photo_boxes), frame_boxes[list(row_idx)]),
+                survey.photo_boxes, survey.scores, survey.p_back, FILL_ENDS)
+    if fill is not None:
+        fill_frame, fill_photo, fill_scores, fill_back, ends = fill
+        gaps = _gap_boxes(frame_boxes, row_idx, fill_frame, fill_scores, ends=ends)
         if gaps:
             n0 = len(frame_boxes)
             frame_boxes = np.vstack([frame_boxes, fill_frame[gaps]])
