@@ -559,12 +559,32 @@ def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3,
     return near & (cx > x1) & (cx < x2)
 
 
-def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
-                     max_side: int = 1600, region: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Detect again on a copy turned into the frame: boxes come back tight, in frame units.
-    With `region` (a frame box), only that part of the turned copy is searched, cut from the
-    photo at up to REGION_SIDE px: the detector then sees the hand's tiles larger than on the
-    whole canvas (the diagonal square) or, for a far hand, than on the whole photo."""
+@dataclass(frozen=True)
+class TurnedView:
+    """What the second detection looks at: the photo turned into the hand frame (and cut to the hand's
+    neighbourhood), with `pixel = scale · frame point + origin`. Training data for that pass is cut
+    through the same function, so the detector learns exactly the view it is given."""
+
+    image: np.ndarray
+    scale: float
+    origin: tuple[float, float]
+
+    def to_frame(self, boxes: np.ndarray) -> np.ndarray:
+        """Boxes in this view's pixels → frame units."""
+        ox, oy = self.origin
+        return (np.asarray(boxes, float).reshape(-1, 4) - [ox, oy, ox, oy]) / self.scale
+
+    def photo_to_view(self, frame: Frame, pts: np.ndarray) -> np.ndarray:
+        """Photo points (N×2) → this view's pixels."""
+        return frame.to_frame(pts) * self.scale + self.origin
+
+
+def turned_view(image: np.ndarray, frame: Frame, max_side: int = 1600,
+                region: Sequence[float] | None = None) -> TurnedView | None:
+    """The photo turned into `frame` on a square canvas of its diagonal (shrunk to `max_side`), or
+    with `region` (a frame box) only that part of it, cut from the photo at up to REGION_SIDE px:
+    the detector then sees the hand's tiles larger than on the whole canvas (the diagonal square)
+    or, for a far hand, than on the whole photo. None when the region lies outside the photo."""
     h, w = image.shape[:2]
     scale = min(1.0, max_side / max(h, w))
     if region is not None:  # the hand cut at up to REGION_SIDE px across (the detector's input is smaller)
@@ -583,7 +603,7 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     px0, py0 = (max(0, int(math.floor(v)) - 2) for v in src.min(axis=0))
     px1, py1 = min(w, int(math.ceil(src[:, 0].max())) + 2), min(h, int(math.ceil(src[:, 1].max())) + 2)
     if px1 <= px0 or py1 <= py0:
-        return np.zeros((0, 4)), np.zeros(0)
+        return None
     part = image[py0:py1, px0:px1]
     if scale < 1:
         part = cv2.resize(part, (max(1, round((px1 - px0) * scale)), max(1, round((py1 - py0) * scale))),
@@ -591,12 +611,20 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     shift = offset + scale * (rot @ np.array([px0, py0], float))
     m = np.hstack([rot, (shift - [x0, y0])[:, None]])  # warp only that part: nothing is cut away after
     turned = cv2.warpAffine(part, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+    return TurnedView(turned, scale, (side / 2 - x0, side / 2 - y0))
+
+
+def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
+                     max_side: int = 1600, region: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Detect again on a copy turned into the frame (`turned_view`): boxes come back tight, in
+    frame units, scored at least SECOND_CONF."""
+    view = turned_view(image, frame, max_side, region)
+    if view is None:
+        return np.zeros((0, 4)), np.zeros(0)
     floor = getattr(detector, "conf", None)  # (a detector with a score threshold of its own)
-    boxes = detector.detect(turned) if floor is None else detector.detect(turned, conf=max(floor, SECOND_CONF))
+    boxes = detector.detect(view.image) if floor is None else detector.detect(view.image, conf=max(floor, SECOND_CONF))
     fb = np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], float).reshape(-1, 4)
-    scores = np.array([b.score for b in boxes], float)
-    fb = (fb + [x0, y0, x0, y0] - side / 2) / scale
-    return fb, scores
+    return view.to_frame(fb), np.array([b.score for b in boxes], float)
 
 
 def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, faint_scores: np.ndarray,

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from vision.recognize import REGION_SIDE, Frame, _hand_region, _redetect_turned, _small_for
+from vision.recognize import REGION_SIDE, Frame, _hand_region, _redetect_turned, _small_for, turned_view
 
 
 class Seen:
@@ -54,6 +54,25 @@ def test_only_the_hand_is_resized_and_the_canvas_is_the_same():
     got, want = det.images[0], _reference_canvas(image, frame, region)
     assert got.shape == want.shape and max(got.shape[:2]) <= REGION_SIDE
     assert np.abs(got.astype(int) - want.astype(int)).mean() < 2.0  # resampled on a grid ½ px apart
+
+
+def test_the_view_says_where_each_photo_point_went():
+    """Training data for the second pass is cut with `turned_view`: its mapping must be exact."""
+    image = np.zeros((900, 1600, 3), np.uint8)
+    spots = np.array([[500.0, 400.0], [900.0, 520.0], [1210.0, 610.0]])
+    for x, y in spots:
+        cv2.circle(image, (int(x), int(y)), 14, (255, 255, 255), -1)
+    frame = Frame(-23.0, (800.0, 450.0))
+    for region in (None, (-500.0, -200.0, 500.0, 200.0), (-900.0, -300.0, 1500.0, 300.0)):
+        view = turned_view(image, frame, region=region)
+        want = view.photo_to_view(frame, spots)
+        n, _, _, centres = cv2.connectedComponentsWithStats((view.image[..., 0] > 128).astype(np.uint8))
+        assert n - 1 == len(spots)
+        for x, y in want:  # each spot's centre is where the view says (within a pixel)
+            assert np.linalg.norm(centres[1:] - [x, y], axis=1).min() < 1.0
+        box = np.array([[*want[0] - 5, *want[0] + 5]])
+        assert np.allclose(view.to_frame(box).reshape(2, 2).mean(0), frame.to_frame(spots[:1])[0], atol=1e-6)
+    assert turned_view(image, frame, region=(5000.0, 5000.0, 5100.0, 5100.0)) is None
 
 
 def test_a_region_off_the_photo_gives_no_boxes():
