@@ -59,8 +59,8 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     from vision.classify import TileClassifier
     from vision.detect import TileDetector
 
-    readers = [PhotoReader(detector=TileDetector(d, threads), classifier=TileClassifier(c, threads))
-               for d, c in pairs]
+    readers = [PhotoReader(detector=TileDetector(detector_files(d)[0], threads), classifier=TileClassifier(c, threads),
+                           closer=_closer(d, threads)) for d, c in pairs]
     out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
     for folder in sets:
         rows = load_set(folder, limit)
@@ -84,6 +84,19 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
             res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)
         out["sets"][str(folder)] = {"truth": [r["sequence"] for r in rows], "results": per_pair}
     return out
+
+
+def detector_files(spec: Path) -> list[Path]:
+    """`--pair`'s DETECTOR: one ONNX file, or FIRST+CLOSER (the second a detector for the reader's
+    closer look around the hand only; see `vision.pipeline.CLOSER_FILE`)."""
+    return [Path(p) for p in str(spec).split("+")]
+
+
+def _closer(spec: Path, threads: int):
+    from vision.detect import TileDetector
+
+    files = detector_files(spec)
+    return TileDetector(files[1], threads) if len(files) > 1 else None
 
 
 def _digest(arrays) -> str:
@@ -136,9 +149,10 @@ def sweep(sets: list[Path], pair: tuple[Path, Path], module, name: str, values: 
     from vision.classify import TileClassifier
     from vision.detect import TileDetector
 
-    detector, classifier = TileDetector(pair[0], threads), TileClassifier(pair[1], threads)
-    memos = [_memoise(detector, "detect"), _memoise(classifier, "predict_raw")]
-    reader = PhotoReader(detector=detector, classifier=classifier)
+    detector, classifier = TileDetector(detector_files(pair[0])[0], threads), TileClassifier(pair[1], threads)
+    closer = _closer(pair[0], threads)
+    memos = [_memoise(m, "detect") for m in (detector, closer) if m is not None] + [_memoise(classifier, "predict_raw")]
+    reader = PhotoReader(detector=detector, classifier=classifier, closer=closer)
     original = getattr(module, name)
     out = {"pair": {"detector": str(pair[0]), "classifier": str(pair[1])}, "constant": f"{module.__name__}.{name}",
            "values": values, "sets": {}}
@@ -186,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="eval_reading", description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", type=Path, nargs="+", help="rendered set folders (labels.jsonl)")
     ap.add_argument("--pair", type=Path, nargs=2, action="append", metavar=("DETECTOR", "CLASSIFIER"),
-                    help="ONNX files to read with (repeat to compare; default: the shipped pair)")
+                    help="ONNX files to read with (repeat to compare; default: the shipped pair); DETECTOR may be "
+                         "FIRST+CLOSER: a second detector for the closer look around the hand")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=None, help="first N photos of each set")
     ap.add_argument("--json", type=Path, default=None, help="write every figure and each photo's reading here")
@@ -195,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="read with each value of one reading-code constant instead (first pair; model outputs cached)")
     args = ap.parse_args(argv)
     pairs = [tuple(p) for p in (args.pair or [(MODELS_DIR / DETECTOR_FILE, MODELS_DIR / CLASSIFIER_FILE)])]
-    for path in (p for pair in pairs for p in pair):
+    for path in (p for det, cls in pairs for p in [*detector_files(det), cls]):
         if not path.is_file():
             ap.error(f"model file not found: {path}")
     if args.sweep:
@@ -213,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
         result = evaluate(args.sets, pairs, threads=args.threads, limit=args.limit)
         for name, s in result["sets"].items():
             for (det, cls), r in zip(pairs, s["results"]):
-                print(f"{name}: {r['exact']}/{r['n']} exact  ({det.name} + {cls.name}, {r['mean_ms']} ms/photo)")
+                print(f"{name}: {r['exact']}/{r['n']} exact  ({' + '.join(p.name for p in detector_files(det))} + {cls.name}, {r['mean_ms']} ms/photo)")
                 print("    first cause of each miss: " + ", ".join(
                     f"{c} {r['causes'][c]}" for c in CAUSES if r["causes"].get(c)))
             if args.show_misses:

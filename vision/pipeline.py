@@ -16,6 +16,9 @@ from vision.recognize import Classifier, Detector, recognize
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = "tile_detector.onnx"
 CLASSIFIER_FILE = "tile_classifier.onnx"
+# Optional: a detector trained for the reader's second, closer look around the hand only
+# (`vision.recognize.turned_view`); without it the photo's detector looks again.
+CLOSER_FILE = "tile_detector_closer.onnx"
 
 
 class PhotoReader:
@@ -23,17 +26,20 @@ class PhotoReader:
 
     def __init__(self, models_dir: Path | None = None, threads: int = 2, *,
                  detector: Detector | None = None, classifier: Classifier | None = None,
-                 classify_all: bool = False):
+                 classify_all: bool = False, closer: Detector | None = None):
         models_dir = Path(models_dir) if models_dir else MODELS_DIR
         if detector is None:
             from vision.detect import TileDetector
 
             detector = TileDetector(_model(models_dir, DETECTOR_FILE), threads)
+            if closer is None and (models_dir / CLOSER_FILE).is_file():
+                closer = TileDetector(models_dir / CLOSER_FILE, threads)
         if classifier is None:
             from vision.classify import TileClassifier
 
             classifier = TileClassifier(_model(models_dir, CLASSIFIER_FILE), threads)
         self.detector = detector
+        self.closer = closer
         self.classifier = classifier
         self.classify_all = classify_all
 
@@ -43,7 +49,7 @@ class PhotoReader:
         if players not in (3, 4):
             raise ValueError(f"players must be 3 or 4, not {players!r}")
         t0 = time.perf_counter()
-        rec = recognize(image, self.detector, self.classifier, classify_all=self.classify_all)
+        rec = recognize(image, self.detector, self.classifier, classify_all=self.classify_all, closer=self.closer)
         t1 = time.perf_counter()
         reading = self._read_either_side(rec, players)
         reading.timings["layout_ms"] = (time.perf_counter() - t1) * 1000
@@ -54,7 +60,7 @@ class PhotoReader:
             if reading.hand is not None:
                 break
             rec2 = recognize(image, self.detector, self.classifier, classify_all=self.classify_all, row_rank=rank,
-                             survey=rec.survey)
+                             survey=rec.survey, closer=self.closer)
             second = self._read_either_side(rec2, players)
             if second.hand is None and rec2.row:
                 # (the row the photo was turned for, even when a longer row in line with it

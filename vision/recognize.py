@@ -957,7 +957,8 @@ def survey_photo(image: np.ndarray, detector: Detector, classifier: Classifier) 
 
 
 def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
-              classify_all: bool = False, row_rank: int = 0, survey: Survey | None = None) -> Recognition:
+              classify_all: bool = False, row_rank: int = 0, survey: Survey | None = None,
+              closer: Detector | None = None) -> Recognition:
     """Detect, deskew, orient and classify the tiles of one photo (RGB uint8).
 
     Two classifier passes: a first quick one on the photo's own boxes, only to tell face-down
@@ -968,6 +969,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     nearer the camera can look likelier than the hand seen askew; the reader tries them when the
     first reading makes no hand; `Recognition.other_rows` counts them),
     passing the first call's `Recognition.survey` so the photo is not detected and surveyed again.
+    `closer`: the detector of the second, closer look around the hand (`turned_view`), when a model
+    was trained for that view alone; by default `detector` looks again.
     """
     h, w = image.shape[:2]
     centre = (w / 2.0, h / 2.0)
@@ -994,8 +997,9 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     redetected = False
     if residual > REDETECT_ABOVE or _small_for(detector, photo_row_boxes, image.shape):
         t = time.perf_counter()
-        turned = getattr(detector, "detect_turned", None)  # a test oracle's seam, see Detector
-        fb, sc = turned(image, frame) if turned else _redetect_turned(image, detector, frame,
+        again = detector if closer is None else closer
+        turned = getattr(again, "detect_turned", None)  # a test oracle's seam, see Detector
+        fb, sc = turned(image, frame) if turned else _redetect_turned(image, again, frame,
                                                                       region=_hand_region(frame_boxes[list(row.indices)]))
         timings["redetect_ms"] = (time.perf_counter() - t) * 1000
         if len(fb):

@@ -54,6 +54,28 @@ def test_cli_refuses_a_missing_model(rendered, tmp_path, capsys):
     assert "model file not found" in capsys.readouterr().err
 
 
+def test_a_closer_look_detector_can_be_named_after_a_plus(rendered, tmp_path, capsys):
+    """FIRST+CLOSER: the same model as its own closer look reads exactly as the plain pair."""
+    both = (type(SHIPPED[0])(f"{SHIPPED[0]}+{SHIPPED[0]}"), SHIPPED[1])
+    result = eval_reading.evaluate([rendered], [SHIPPED, both], limit=2)
+    plain, closer = result["sets"][str(rendered)]["results"]
+    assert plain["reads"] == closer["reads"]
+    with pytest.raises(SystemExit) as err:
+        eval_reading.main([str(rendered), "--pair", f"{SHIPPED[0]}+{tmp_path / 'no.onnx'}", str(SHIPPED[1])])
+    assert err.value.code == 2 and "no.onnx" in capsys.readouterr().err
+
+
+def test_the_reader_takes_a_closer_look_model_when_the_models_folder_has_one(tmp_path):
+    from vision.pipeline import CLOSER_FILE, PhotoReader
+
+    for name in (DETECTOR_FILE, CLASSIFIER_FILE):
+        (tmp_path / name).symlink_to(MODELS_DIR / name)
+    assert PhotoReader(tmp_path, threads=1).closer is None
+    (tmp_path / CLOSER_FILE).symlink_to(MODELS_DIR / DETECTOR_FILE)
+    reader = PhotoReader(tmp_path, threads=1)
+    assert reader.closer is not None and reader.closer is not reader.detector
+
+
 def test_cli_refuses_a_folder_without_labels(tmp_path):
     with pytest.raises(SystemExit, match="no labels.jsonl"):
         eval_reading.main([str(tmp_path)])

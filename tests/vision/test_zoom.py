@@ -121,6 +121,13 @@ def test_a_level_hand_of_small_tiles_is_looked_at_again_closer():
     got = sorted(t.box for t in rec.tiles)
     assert np.allclose(got, sorted(boxes), atol=2.5)  # mapped back to the photo's pixels
 
+    # a detector trained for the closer look takes the second pass; the photo's detector only the first
+    first, closer = Blobs(512), Blobs(512)
+    rec = recognize(image, first, OneClass(), closer=closer)
+    assert len(first.images) == 1 and len(closer.images) == 1
+    assert closer.images[0].shape == det.images[1].shape  # the same view
+    assert np.allclose(sorted(t.box for t in rec.tiles), sorted(boxes), atol=2.5)
+
 
 def test_the_second_detection_keeps_only_surer_boxes():
     from vision.recognize import SECOND_CONF
