@@ -85,17 +85,18 @@ class ReaderBoxes:
     hand row by the second one (on the photo turned level, and closer when the tiles are small;
     see `vision.recognize`). What the reading step gets, so the recall that counts for a hand."""
 
-    def __init__(self, detector: TileDetector, classifier_path: Path, threads: int):
+    def __init__(self, detector: TileDetector, classifier_path: Path, threads: int, closer: TileDetector | None = None):
         from vision.classify import TileClassifier
 
         self.detector = detector
+        self.closer = closer
         self.classifier = TileClassifier(classifier_path, threads)
 
     def detect(self, image: np.ndarray) -> list:
         from vision.detect import Box
         from vision.recognize import recognize
 
-        return [Box(*t.box, t.det_score) for t in recognize(image, self.detector, self.classifier).tiles]
+        return [Box(*t.box, t.det_score) for t in recognize(image, self.detector, self.classifier, closer=self.closer).tiles]
 
 
 HAND_KINDS = ("sideways", "stacked", "face_down", "standing")
@@ -338,6 +339,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="read real-dev end to end (PhotoReader with this classifier) at each --read-widths: exact photos")
     ap.add_argument("--read-widths", type=str, default="own,1024,4000",
                     help="photo widths for --real-dev-read, comma-separated; own = as stored (default own,1024,4000)")
+    ap.add_argument("--closer", type=Path, default=None, metavar="DETECTOR.onnx",
+                    help="with --reader / --real-dev-read: this detector takes the reader's second, closer look "
+                         "(vision.pipeline.CLOSER_FILE) and --model the photo's first detection")
     ap.add_argument("--draw-misses", type=Path, default=None, metavar="DIR",
                     help="write a PNG of every rendered photo with a missed hand tile (look before choosing data)")
     args = ap.parse_args(argv)
@@ -357,11 +361,18 @@ def main(argv: list[str] | None = None) -> int:
                     "iou_match": args.iou, "parts": str(detector.parts),
                     "vote": detector.vote, "flip": detector.flip,
                     "flip_adds": detector.flip_adds}
+    closer = None
+    if args.closer:
+        if not args.closer.is_file():
+            print(f"eval_detector: closer model not found: {args.closer}", file=sys.stderr)
+            return 2
+        closer = TileDetector(args.closer, threads=args.threads)
+        report["closer"] = str(args.closer)
     if args.reader:
         if not args.reader.is_file():
             print(f"eval_detector: classifier not found: {args.reader}", file=sys.stderr)
             return 2
-        net, detector = detector, ReaderBoxes(detector, args.reader, args.threads)
+        net, detector = detector, ReaderBoxes(detector, args.reader, args.threads, closer)
         report["reader_boxes"] = str(args.reader)
     sample = None
     for root in args.synth:
@@ -408,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
         from vision.pipeline import PhotoReader
 
         widths = [None if w.strip() == "own" else int(w) for w in args.read_widths.split(",") if w.strip()]
-        reader = PhotoReader(detector=net, classifier=TileClassifier(args.real_dev_read, args.threads))
+        reader = PhotoReader(detector=net, classifier=TileClassifier(args.real_dev_read, args.threads), closer=closer)
         report["real_dev_read"] = read_at_widths(reader, real_dev_sequences(real_data.REAL_DEV), widths)
         print(f"real-dev read exactly: {report['real_dev_read']['exact']} of {report['real_dev_read']['photos']}",
               file=sys.stderr)

@@ -143,3 +143,31 @@ def test_four_melds_use_the_whole_hand_line():
     tiles = [tile(0, 0, 0)] + [tile(30 + 25 * k, 1 + k // 3, k % 3) for k in range(12)]
     assert len(row_tiles(tiles)) == 13
     assert reader_angle(tiles) == pytest.approx(math.degrees(math.atan(0.1)), abs=1e-6)
+
+
+def test_eval_detector_reader_boxes_use_the_closer_model(rendered, repo_dir):
+    """`eval_detector --reader ... --closer X.onnx`: X takes the second look (on the turned view), the
+    photo's detector only the first; with the shipped model as its own closer the boxes are the same."""
+    import sys
+
+    sys.path.insert(0, str(repo_dir / "datasets"))
+    from eval_detector import ReaderBoxes
+    from vision.detect import TileDetector
+
+    class Counting:
+        def __init__(self, det):
+            self.det, self.calls = det, []
+            self.conf, self.imgsz = det.conf, det.imgsz
+
+        def detect(self, image, **kw):
+            self.calls.append(image.shape)
+            return self.det.detect(image, **kw)
+
+    det = TileDetector(repo_dir / "models" / "tile_detector.onnx", threads=1)
+    first, closer = Counting(det), Counting(det)
+    img = rendered[1][0]  # a row tilted 37°: the reader looks again
+    with_closer = ReaderBoxes(first, repo_dir / "models" / "tile_classifier.onnx", 1, closer).detect(img)
+    assert closer.calls and all(s != img.shape for s in closer.calls)
+    assert all(s == img.shape for s in first.calls)
+    alone = ReaderBoxes(det, repo_dir / "models" / "tile_classifier.onnx", 1).detect(img)
+    assert [b.xyxy for b in with_closer] == [b.xyxy for b in alone]
