@@ -108,14 +108,19 @@ def photo_name(i: int) -> str:
 
 
 def render_one(i: int, seed: int, *, artist, size: tuple[int, int] | None = None, scoreable: bool = False,
-               options: dict | None = None, preset: str = "default"):
-    """Photo i of the set `seed`: (image, PhotoLabels). The recipe every dataset photo follows."""
+               options: dict | None = None, preset: str = "default", scale: float = 1.0):
+    """Photo i of the set `seed`: (image, PhotoLabels). The recipe every dataset photo follows.
+    `scale` shoots the same hand, layout and camera view with `scale`² the pixels, so what a set's
+    figures owe to its small photos (640×480-class, hand tiles 20–60 px) shows against it. Textures,
+    faces and light are drawn anew (their draws depend on the pixel count): a sister set, not a copy."""
     recipe = PRESETS[preset]
     rng = np.random.default_rng([seed, i])
     players = 3 if rng.random() < 0.15 else 4
     spec = L.random_winning_hand(rng, players=players, require_score=scoreable, **recipe.get("hand", {}))
     if size is None:
         size = SIZES[int(rng.integers(len(SIZES)))]
+    if scale != 1.0:
+        size = (round(size[0] * scale), round(size[1] * scale))
     extra = _hard_options(rng) if recipe.get("hard") else {}
     calls_hard = False
     if recipe.get("calls"):
@@ -205,7 +210,7 @@ def yolo_lines(labels, *, min_side: float = 3.0) -> list[str]:
 
 
 def _work(args) -> list[dict]:
-    indices, seed, out, val_every, scoreable, shared, preset, faces = args
+    indices, seed, out, val_every, scoreable, shared, preset, faces, scale = args
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     cv2.setNumThreads(1)
     artist = face_source(Path(shared), **faces)
@@ -219,7 +224,7 @@ def _work(args) -> list[dict]:
         if meta_path.exists() and img_path.exists() and lab_path.exists():  # rendered by an earlier run
             rows.append(json.loads(meta_path.read_text()))
             continue
-        image, labels = render_one(i, seed, artist=artist, scoreable=scoreable, preset=preset)
+        image, labels = render_one(i, seed, artist=artist, scoreable=scoreable, preset=preset, scale=scale)
         # label first, image last (atomically): a trainer reading a half-written set never sees
         # an image without its boxes (that would teach it the tiles are background)
         lab_path.write_text("\n".join(yolo_lines(labels)) + "\n")
@@ -234,9 +239,12 @@ def _work(args) -> list[dict]:
 
 def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: float = 0.1, scoreable: bool = False,
                   shared: Path = SHARED_DIR, quiet: bool = False, preset: str = "default",
-                  faces: dict | None = None) -> Path:
-    """`faces`: the face pool (keys of `DEFAULT_FACES`; None or missing keys: pool 0's)."""
+                  faces: dict | None = None, scale: float = 1.0) -> Path:
+    """`faces`: the face pool (keys of `DEFAULT_FACES`; None or missing keys: pool 0's); `scale`: the
+    same photos shot with `scale`² the pixels (see `render_one`)."""
     out = Path(out)
+    if not 0.25 <= scale <= 8:
+        raise ValueError(f"scale must be in [0.25, 8], not {scale}")
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
     unknown = set(faces or {}) - set(DEFAULT_FACES)
@@ -250,6 +258,8 @@ def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: f
         recipe["preset"] = preset
     if faces != DEFAULT_FACES:  # likewise sets painted from pool 0
         recipe["faces"] = faces
+    if scale != 1.0:  # and sets at the renderer's own size
+        recipe["scale"] = scale
     manifest = out / "manifest.json"
     if manifest.exists():
         old = json.loads(manifest.read_text()).get("recipe", {})
@@ -266,7 +276,7 @@ def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: f
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
     val_every = int(round(1 / val_frac)) if val_frac > 0 else 0
     chunks = [list(range(k, min(k + 25, n))) for k in range(0, n, 25)]
-    jobs = [(c, seed, out, val_every, scoreable, str(shared), preset, faces) for c in chunks]
+    jobs = [(c, seed, out, val_every, scoreable, str(shared), preset, faces, scale) for c in chunks]
     rows: list[dict] = []
     t0 = time.time()
     if workers > 1:
@@ -313,7 +323,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--face-pool-size", type=int, default=8, help="face variants per label in the pool")
     ap.add_argument("--face-gen", choices=sorted(FACE_GENERATORS), default="v3",
                     help="face generator: v3 (the default artist) or v4 (+ pale backs, red-five designs)")
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="the same photos with this many times the pixels across (e.g. 2: 1280×960-class); "
+                         "to see what a set's figures owe to its small photos")
     args = ap.parse_args(argv)
+    if not 0.25 <= args.scale <= 8:
+        ap.error("--scale must be in [0.25, 8]")
     if args.face_pool_size < 1:
         ap.error("--face-pool-size must be ≥ 1")
     if args.n <= 0:
@@ -322,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--val-frac must be in [0, 1)")
     write_dataset(args.out, args.n, args.seed, workers=args.workers, val_frac=args.val_frac,
                   scoreable=args.scoreable, shared=args.shared, preset=args.preset,
-                  faces={"pool_seed": args.face_pool_seed, "pool_size": args.face_pool_size, "gen": args.face_gen})
+                  faces={"pool_seed": args.face_pool_seed, "pool_size": args.face_pool_size, "gen": args.face_gen},
+                  scale=args.scale)
     return 0
 
 

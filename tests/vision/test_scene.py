@@ -309,3 +309,21 @@ def test_calls_preset_more_called_tiles_and_far_hands(faces):
                                             for t in lab.hand_tiles]))
     assert called["calls"] > 1.5 * called["default"]
     assert min(sizes["calls"]) < min(sizes["default"])
+
+
+def test_a_scaled_photo_is_the_same_scene_with_more_pixels(faces):
+    """`scale` (what a set's figures owe to its small photos): the same hand, camera and layout, the
+    image `scale` times as large, every tile where it was (boxes `scale` times as far out). Textures,
+    faces and light are drawn anew: their draws depend on the pixel count."""
+    from tsumo_synth.photos import render_one
+
+    img1, lab1 = render_one(2, 99, artist=faces)
+    img2, lab2 = render_one(2, 99, artist=faces, scale=2.0)
+    assert img2.shape[:2] == (2 * img1.shape[0], 2 * img1.shape[1])
+    assert lab2.sequence == lab1.sequence and lab2.scene == lab1.scene
+    cam1, cam2 = dict(lab1.camera), dict(lab2.camera)
+    assert abs(cam2.pop("focal_px") - 2 * cam1.pop("focal_px")) < 0.2 and cam2 == cam1  # same view, finer pixels
+    a, b = lab1.to_json()["tiles"], lab2.to_json()["tiles"]
+    assert [t["cls"] for t in a] == [t["cls"] for t in b]
+    boxes1, boxes2 = np.array([t["box"] for t in a]), np.array([t["box"] for t in b])
+    assert np.median(np.abs(2 * boxes1 - boxes2)) <= 2.0  # pixel-rounded edges, same places
