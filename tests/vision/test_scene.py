@@ -327,3 +327,14 @@ def test_a_scaled_photo_is_the_same_scene_with_more_pixels(faces):
     assert [t["cls"] for t in a] == [t["cls"] for t in b]
     boxes1, boxes2 = np.array([t["box"] for t in a]), np.array([t["box"] for t in b])
     assert np.median(np.abs(2 * boxes1 - boxes2)) <= 2.0  # pixel-rounded edges, same places
+
+
+def test_a_scale_out_of_range_is_refused(tmp_path, capsys):
+    from tsumo_synth import photos
+
+    with pytest.raises(SystemExit) as err:
+        photos.main(["--n", "1", "--out", str(tmp_path / "x"), "--scale", "0"])
+    assert err.value.code == 2 and "--scale" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="scale"):
+        photos.write_dataset(tmp_path / "y", 1, 1, scale=100.0)
+    assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()  # nothing written
