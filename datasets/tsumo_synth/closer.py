@@ -26,7 +26,6 @@ hand row has ≥ 3 tiles (`row_tiles`), level or not (level rows get the second 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -35,6 +34,8 @@ import cv2
 import numpy as np
 
 from vision.recognize import Frame, TurnedView, _hand_region, turned_view
+
+from .turn import read_rows, write_example, write_rows
 
 JITTER = 0.5  # tiles: each edge of the region moved by up to this much (uniform, seeded per photo)
 MIN_INSIDE = 0.5  # a tile's box is kept when at least this share of it lies inside the view
@@ -128,17 +129,11 @@ def closer_view(img: np.ndarray, row: dict, rng: np.random.Generator, *, jitter:
     return view, frame, clipped, kept
 
 
-def _rows(src: Path) -> list[dict]:
-    if (src / "labels.jsonl").is_file():
-        return [json.loads(line) for line in (src / "labels.jsonl").read_text().splitlines() if line.strip()]
-    return [json.loads(p.read_text()) for p in sorted((src / "meta").glob("*.json"))]
-
-
 def write_closer_views(src: Path, out: Path, *, seed: int, jitter: float = JITTER) -> int:
     """One closer view per photo of a `tsumo_synth.photos` dataset (labels with hulls), each photo's
     jitter drawn from `default_rng([seed, photo number])`. Returns views written."""
     out_rows = []
-    for k, row in enumerate(_rows(src)):
+    for k, row in enumerate(read_rows(src)):
         if not all(t.get("hull") for t in row["tiles"]):
             raise SystemExit(f"{src}: labels without hulls (rendered before hulls were recorded); render again")
         img = cv2.imread(str(src / row["image"]))
@@ -146,25 +141,10 @@ def write_closer_views(src: Path, out: Path, *, seed: int, jitter: float = JITTE
         if got is None:
             continue
         view, frame, boxes, kept = got
-        split = row.get("split", "train")
-        name = Path(row["image"]).stem + "_near"
-        (out / "images" / split).mkdir(parents=True, exist_ok=True)
-        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
-        vh, vw = view.image.shape[:2]
-        lines = [f"0 {(b[0] + b[2]) / 2 / vw:.6f} {(b[1] + b[3]) / 2 / vh:.6f} {(b[2] - b[0]) / vw:.6f} "
-                 f"{(b[3] - b[1]) / vh:.6f}" for b, k_ in zip(boxes, kept) if k_]
-        (out / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
-        cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), view.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        tiles = [{**t, "box": [round(float(v), 2) for v in b], "hull": [], "quad": []}
-                 for t, b, k_ in zip(row["tiles"], boxes, kept) if k_]
-        out_rows.append({**row, "image": f"images/{split}/{name}.jpg", "tiles": tiles, "width": vw, "height": vh,
-                         "turned_deg": round(frame.angle, 2), "view_scale": round(view.scale, 4),
-                         "view_origin": [round(float(v), 2) for v in view.origin]})
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "labels.jsonl", "w") as f:
-        for r in out_rows:
-            f.write(json.dumps(r) + "\n")
-    return len(out_rows)
+        out_rows.append(write_example(out, row, Path(row["image"]).stem + "_near", view.image, boxes, kept, kept,
+                                      turned_deg=round(frame.angle, 2), view_scale=round(view.scale, 4),
+                                      view_origin=[round(float(v), 2) for v in view.origin]))
+    return write_rows(out, out_rows)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -68,14 +69,46 @@ def turn_level(img: np.ndarray, tiles: list[dict], angle: float, max_side: int =
     return turned, np.clip(np.array(boxes, float).reshape(-1, 4), 0, side)
 
 
+def read_rows(src: Path) -> list[dict]:
+    """A `tsumo_synth.photos` set's label rows; of a set still being rendered, the photos done so far
+    (each meta file is written last)."""
+    if (src / "labels.jsonl").is_file():
+        return [json.loads(line) for line in (src / "labels.jsonl").read_text().splitlines() if line.strip()]
+    return [json.loads(p.read_text()) for p in sorted((src / "meta").glob("*.json"))]
+
+
+def write_example(out: Path, row: dict, name: str, image: np.ndarray, boxes: np.ndarray, labelled: Sequence[bool],
+                  listed: Sequence[bool] | None = None, **extra) -> dict:
+    """Write an image made from a rendered photo (JPEG) with its YOLO labels (the `boxes` where
+    `labelled`), and return its labels.jsonl row: the photo's, its tiles (those `listed`; all by
+    default) boxed anew, their hulls and quads dropped (they were the photo's), plus `extra`."""
+    split = row.get("split", "train")
+    (out / "images" / split).mkdir(parents=True, exist_ok=True)
+    (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+    h, w = image.shape[:2]
+    lines = [f"0 {(b[0] + b[2]) / 2 / w:.6f} {(b[1] + b[3]) / 2 / h:.6f} {(b[2] - b[0]) / w:.6f} {(b[3] - b[1]) / h:.6f}"
+             for b, keep in zip(boxes, labelled) if keep]
+    (out / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
+    cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    listed = [True] * len(boxes) if listed is None else listed
+    tiles = [{**t, "box": [round(float(v), 2) for v in b], "hull": [], "quad": []}
+             for t, b, keep in zip(row["tiles"], boxes, listed) if keep]
+    return {**row, "image": f"images/{split}/{name}.jpg", "tiles": tiles, "width": w, "height": h, **extra}
+
+
+def write_rows(out: Path, rows: list[dict]) -> int:
+    """labels.jsonl of a derived set; returns how many rows."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "labels.jsonl", "w") as f:
+        for r in rows:
+            f.write(json.dumps(r) + "\n")
+    return len(rows)
+
+
 def write_level_copies(src: Path, out: Path, *, min_angle: float = 3.0, min_side: float = 3.0) -> int:
     """Turned copies of a `tsumo_synth.photos` dataset (labels with hulls). Returns photos written."""
-    if (src / "labels.jsonl").is_file():
-        rows = [json.loads(line) for line in (src / "labels.jsonl").read_text().splitlines() if line.strip()]
-    else:  # a set still being rendered: the photos done so far (each meta file is written last)
-        rows = [json.loads(p.read_text()) for p in sorted((src / "meta").glob("*.json"))]
     out_rows = []
-    for row in rows:
+    for row in read_rows(src):
         if not all(t.get("hull") for t in row["tiles"]):
             raise SystemExit(f"{src}: labels without hulls (rendered before hulls were recorded); render again")
         angle = row_angle(row["tiles"])
@@ -83,23 +116,10 @@ def write_level_copies(src: Path, out: Path, *, min_angle: float = 3.0, min_side
             continue
         img = cv2.imread(str(src / row["image"]))
         turned, boxes = turn_level(img, row["tiles"], angle)
-        split = row.get("split", "train")
-        name = Path(row["image"]).stem + "_level"
-        (out / "images" / split).mkdir(parents=True, exist_ok=True)
-        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
-        side = turned.shape[0]
-        lines = [f"0 {(b[0] + b[2]) / 2 / side:.6f} {(b[1] + b[3]) / 2 / side:.6f} {(b[2] - b[0]) / side:.6f} "
-                 f"{(b[3] - b[1]) / side:.6f}" for b in boxes if min(b[2] - b[0], b[3] - b[1]) >= min_side]
-        (out / "labels" / split / f"{name}.txt").write_text("\n".join(lines) + "\n")
-        cv2.imwrite(str(out / "images" / split / f"{name}.jpg"), turned, [cv2.IMWRITE_JPEG_QUALITY, 92])
-        tiles = [{**t, "box": [round(float(v), 2) for v in b], "hull": [], "quad": []} for t, b in zip(row["tiles"], boxes)]
-        out_rows.append({**row, "image": f"images/{split}/{name}.jpg", "tiles": tiles, "width": side, "height": side,
-                         "turned_deg": round(float(np.degrees(-angle)), 2)})
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / "labels.jsonl", "w") as f:
-        for r in out_rows:
-            f.write(json.dumps(r) + "\n")
-    return len(out_rows)
+        big = [min(b[2] - b[0], b[3] - b[1]) >= min_side for b in boxes]
+        out_rows.append(write_example(out, row, Path(row["image"]).stem + "_level", turned, boxes, big,
+                                      turned_deg=round(float(np.degrees(-angle)), 2)))
+    return write_rows(out, out_rows)
 
 
 def main(argv: list[str] | None = None) -> int:
