@@ -705,7 +705,7 @@ def _small_for(detector: Detector, row_boxes: np.ndarray, shape: tuple[int, ...]
     return long_side * imgsz / max(shape[:2]) < ZOOM_BELOW
 
 
-def _hand_region(row_boxes: np.ndarray) -> tuple[float, float, float, float] | None:
+def hand_region(row_boxes: np.ndarray) -> tuple[float, float, float, float] | None:
     """The part of the turned photo worth detecting again: the row, far melds beyond its ends
     and tiles set above or below it, with room to spare (frame units). None: the whole canvas."""
     if len(row_boxes) < 3:
@@ -1000,7 +1000,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         again = detector if closer is None else closer
         turned = getattr(again, "detect_turned", None)  # a test oracle's seam, see Detector
         fb, sc = turned(image, frame) if turned else _redetect_turned(image, again, frame,
-                                                                      region=_hand_region(frame_boxes[list(row.indices)]))
+                                                                      region=hand_region(frame_boxes[list(row.indices)]))
         timings["redetect_ms"] = (time.perf_counter() - t) * 1000
         if len(fb):
             redetected = True

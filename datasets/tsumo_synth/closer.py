@@ -3,7 +3,7 @@
 Why: on 640×480-class photos the reader detects a second time on almost every photo (the hand's
 tiles are < 40 px in the 512 input, `vision.recognize._small_for`, or the row is tilted > 10°), and
 the boxes it then reads come from that pass. Its input is not the whole photo: it is the hand's
-neighbourhood (`vision.recognize._hand_region`: the row + 2 tiles + 15 % of its length beyond each
+neighbourhood (`vision.recognize.hand_region`: the row + 2 tiles + 15 % of its length beyond each
 end, 2.5 tiles above and below), turned so the row is level, cut at up to `REGION_SIDE` px
 (`vision.recognize.turned_view`) and then letterboxed — a wide flat strip with the tiles ~20–25 px
 wide in the 512 input. This module cuts that view from the LABELS through the reader's own
@@ -11,7 +11,7 @@ wide in the 512 input. This module cuts that view from the LABELS through the re
 
 - frame = `Frame(-angle, (w/2, h/2))`, with `angle` the labelled closed row's direction in degrees
   folded into (-90, 90] as the reader's `Row.angle` is (`turn.row_angle` is first → last tile);
-- region = `_hand_region` of the row tiles' photo boxes turned into the frame
+- region = `hand_region` of the row tiles' photo boxes turned into the frame
   (`Frame.boxes_to_frame`, as the reader does with its detections), each edge moved by a seeded
   uniform ±`jitter` tile (the reader's row comes from detections: an end tile missed, a meld or
   the drawn tile taken into the row);
@@ -33,7 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.recognize import Frame, TurnedView, _hand_region, turned_view
+from vision.recognize import Frame, TurnedView, hand_region, turned_view
 
 from .turn import read_rows, write_example, write_rows
 
@@ -114,7 +114,7 @@ def closer_view(img: np.ndarray, row: dict, rng: np.random.Generator, *, jitter:
     h, w = img.shape[:2]
     frame = Frame(-angle, (w / 2.0, h / 2.0))
     rb = frame.boxes_to_frame(np.array([t["box"] for t in row_tiles(tiles)], float))
-    region = _hand_region(rb)
+    region = hand_region(rb)
     if region is None:
         return None
     unit = float(np.median(np.maximum(rb[:, 2] - rb[:, 0], rb[:, 3] - rb[:, 1])))

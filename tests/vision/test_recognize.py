@@ -6,7 +6,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from vision.recognize import Frame, _hand_region, _redetect_turned
+from vision.recognize import Frame, hand_region, _redetect_turned
 
 
 class BrightBlobs:
@@ -32,7 +32,7 @@ def test_searching_around_the_hand_gives_the_same_frame_boxes_on_a_smaller_canva
     whole_det, part_det = BrightBlobs(), BrightBlobs()
     whole, _ = _redetect_turned(image, whole_det, frame)
     row = frame.boxes_to_frame(np.array([[x, 400, x + 40, 460] for x in range(300, 900, 60)], float))
-    region = _hand_region(row)
+    region = hand_region(row)
     part, _ = _redetect_turned(image, part_det, frame, region=region)
     assert len(whole) == 11 and len(part) == 10  # the far blob lies outside the hand's region
     near = [b for b in whole if region[0] <= b[0] and b[2] <= region[2] and region[1] <= b[1] and b[3] <= region[3]]
@@ -42,7 +42,7 @@ def test_searching_around_the_hand_gives_the_same_frame_boxes_on_a_smaller_canva
 
 
 def test_no_region_for_too_few_tiles():
-    assert _hand_region(np.array([[0, 0, 10, 14], [12, 0, 22, 14]], float)) is None
+    assert hand_region(np.array([[0, 0, 10, 14], [12, 0, 22, 14]], float)) is None
 
 
 SYMMETRY_ROW = ["3z", "1p", "6z", "8p", "7s", "0p", "9p", "0s"]  # 3z, 6z, 7s show an up; the rest don't

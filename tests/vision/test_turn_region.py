@@ -89,7 +89,7 @@ def test_deterministic_per_seed_and_jittered(rendered):
     c = closer_view(img, row, np.random.default_rng([8, 1]))
     assert np.array_equal(a[0].image, b[0].image) and np.array_equal(a[2], b[2]) and a[0].origin == b[0].origin
     assert a[0].image.shape != c[0].image.shape or a[0].origin != c[0].origin
-    # no jitter: the reader's own region (_hand_region of the labelled row) exactly
+    # no jitter: the reader's own region (hand_region of the labelled row) exactly
     d = closer_view(img, row, np.random.default_rng([7, 1]), jitter=0.0)
     e = closer_view(img, row, np.random.default_rng([8, 1]), jitter=0.0)
     assert np.array_equal(d[0].image, e[0].image)

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from vision.recognize import REGION_SIDE, Frame, _hand_region, _redetect_turned, _small_for, turned_view
+from vision.recognize import REGION_SIDE, Frame, hand_region, _redetect_turned, _small_for, turned_view
 
 
 class Seen:
@@ -48,7 +48,7 @@ def test_only_the_hand_is_resized_and_the_canvas_is_the_same():
         cv2.circle(image, (x + 50, 1470), 25, (30, 60, 160), -1)
     frame = Frame(-17.0, (2016.0, 1512.0))
     row = frame.boxes_to_frame(np.array([[x, 1400, x + 100, 1540] for x in range(1200, 2800, 120)], float))
-    region = _hand_region(row)
+    region = hand_region(row)
     det = Seen()
     _redetect_turned(image, det, frame, region=region)
     got, want = det.images[0], _reference_canvas(image, frame, region)
