@@ -35,7 +35,7 @@ import numpy as np
 
 from vision.recognize import Frame, TurnedView, hand_region, turned_view
 
-from .turn import read_rows, write_example, write_rows
+from .turn import closed_row, line_direction, read_rows, tile_boxes, write_example, write_rows
 
 JITTER = 0.5  # tiles: each edge of the region moved by up to this much (uniform, seeded per photo)
 MIN_INSIDE = 0.5  # a tile's box is kept when at least this share of it lies inside the view
@@ -43,10 +43,10 @@ MIN_SIDE = 3.0  # px, as tsumo_synth.photos.yolo_lines
 
 
 def row_tiles(tiles: list[dict]) -> list[dict]:
-    """The labelled closed hand row (as `turn.row_angle` picks it), first tile to last; when it
-    has fewer than 3 tiles (four called melds), every hand tile not stacked, closed part first,
-    then the melds in order (the line the reader then finds)."""
-    row = sorted((t for t in tiles if t["in_hand"] and t["group"] == 0 and not t["stacked"]), key=lambda t: t["index"])
+    """The labelled closed hand row (`turn.closed_row`), first tile to last; when it has fewer
+    than 3 tiles (four called melds), every hand tile not stacked, closed part first, then the
+    melds in order (the line the reader then finds)."""
+    row = closed_row(tiles)
     if len(row) >= 3:
         return row
     return sorted((t for t in tiles if t["in_hand"] and not t["stacked"]), key=lambda t: (t["group"], t["index"]))
@@ -55,13 +55,10 @@ def row_tiles(tiles: list[dict]) -> list[dict]:
 def reader_angle(tiles: list[dict]) -> float | None:
     """The hand row's direction (`row_tiles`) in degrees, image axes (y down), in (-90, 90] like
     `Row.angle`; None when it has fewer than 3 tiles."""
-    row = row_tiles(tiles)
-    if len(row) < 3:
+    a = line_direction(row_tiles(tiles))
+    if a is None:
         return None
-    c = np.array([[(t["box"][0] + t["box"][2]) / 2, (t["box"][1] + t["box"][3]) / 2] for t in row])
-    _, _, vt = np.linalg.svd(c - c.mean(0))  # as turn.row_angle: the line's direction, first → last
-    v = vt[0] if np.dot(c[-1] - c[0], vt[0]) >= 0 else -vt[0]
-    d = math.degrees(math.atan2(v[1], v[0]))
+    d = math.degrees(a)
     if d <= -90:
         d += 180
     elif d > 90:
@@ -69,26 +66,12 @@ def reader_angle(tiles: list[dict]) -> float | None:
     return d
 
 
-def tile_points(t: dict) -> np.ndarray:
-    """A tile's visible outline in photo pixels (hull; its box corners when it has none)."""
-    pts = np.array(t.get("hull") or [], float).reshape(-1, 2)
-    if len(pts) == 0:
-        x1, y1, x2, y2 = t["box"]
-        pts = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float)
-    return pts
-
-
 def view_boxes(view: TurnedView, frame: Frame, tiles: list[dict]) -> np.ndarray:
     """Each tile's box in the view's pixels (unclipped): the box of its mapped hull, widened by
     half a pixel's turned extent (the hull runs through pixel centres)."""
     a = math.radians(frame.angle)
-    pad = 0.5 * (abs(math.cos(a)) + abs(math.sin(a))) * view.scale
-    out = []
-    for t in tiles:
-        q = view.photo_to_view(frame, tile_points(t))
-        p = pad if t.get("hull") else 0.0
-        out.append([q[:, 0].min() - p, q[:, 1].min() - p, q[:, 0].max() + p, q[:, 1].max() + p])
-    return np.array(out, float).reshape(-1, 4)
+    return tile_boxes(tiles, lambda pts: view.photo_to_view(frame, pts),
+                      0.5 * (abs(math.cos(a)) + abs(math.sin(a))) * view.scale)
 
 
 def keep_inside(boxes: np.ndarray, width: int, height: int, *, min_inside: float = MIN_INSIDE,

@@ -26,10 +26,14 @@ import numpy as np
 MAX_SIDE = 1600  # vision.recognize shrinks the photo to this long side before turning it
 
 
-def row_angle(tiles: list[dict]) -> float | None:
-    """Direction of the closed hand row in the photo (radians, image axes with y down), pointing
-    from the hand's first tile to its last; None when the closed part has fewer than 3 tiles."""
-    row = sorted((t for t in tiles if t["in_hand"] and t["group"] == 0 and not t["stacked"]), key=lambda t: t["index"])
+def closed_row(tiles: list[dict]) -> list[dict]:
+    """The labelled closed hand row, first tile to last (stacked tiles left out)."""
+    return sorted((t for t in tiles if t["in_hand"] and t["group"] == 0 and not t["stacked"]), key=lambda t: t["index"])
+
+
+def line_direction(row: list[dict]) -> float | None:
+    """Direction of the line through these tiles' box centres (radians, image axes with y down),
+    pointing from the first tile to the last; None under 3 tiles."""
     if len(row) < 3:
         return None
     c = np.array([[(t["box"][0] + t["box"][2]) / 2, (t["box"][1] + t["box"][3]) / 2] for t in row])
@@ -38,6 +42,28 @@ def row_angle(tiles: list[dict]) -> float | None:
     if np.dot(c[-1] - c[0], d) < 0:
         d = -d
     return float(np.arctan2(d[1], d[0]))
+
+
+def row_angle(tiles: list[dict]) -> float | None:
+    """Direction of the closed hand row in the photo (radians, image axes with y down), pointing
+    from the hand's first tile to its last; None when the closed part has fewer than 3 tiles."""
+    return line_direction(closed_row(tiles))
+
+
+def tile_boxes(tiles: list[dict], to_pixels, pad: float) -> np.ndarray:
+    """Each tile's box after mapping its photo points with `to_pixels` (N×2 → N×2): the box of its
+    mapped visible hull widened by `pad` (the hull runs through pixel centres: half a pixel's
+    mapped extent), or of its mapped box corners when it has no hull."""
+    boxes = []
+    for t in tiles:
+        pts = np.array(t.get("hull") or [], float).reshape(-1, 2)
+        p = pad
+        if len(pts) == 0:
+            x1, y1, x2, y2 = t["box"]
+            pts, p = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float), 0.0
+        q = to_pixels(pts)
+        boxes.append([q[:, 0].min() - p, q[:, 1].min() - p, q[:, 0].max() + p, q[:, 1].max() + p])
+    return np.array(boxes, float).reshape(-1, 4)
 
 
 def turn_level(img: np.ndarray, tiles: list[dict], angle: float, max_side: int = MAX_SIDE
@@ -57,16 +83,8 @@ def turn_level(img: np.ndarray, tiles: list[dict], angle: float, max_side: int =
     m = np.hstack([scale * rot, (half - scale * (rot @ centre))[:, None]])  # photo pixels -> canvas
     m_small = np.hstack([rot, (half - rot @ (centre * scale))[:, None]])  # shrunk photo -> canvas
     turned = cv2.warpAffine(img, m_small, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    boxes = []
-    for t in tiles:
-        pts = np.array(t.get("hull") or [], float).reshape(-1, 2)
-        pad = 0.5 * (abs(c) + abs(s)) * scale  # the hull runs through pixel centres
-        if len(pts) == 0:
-            x1, y1, x2, y2 = t["box"]
-            pts, pad = np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], float), 0.0
-        q = pts @ m[:, :2].T + m[:, 2]
-        boxes.append([q[:, 0].min() - pad, q[:, 1].min() - pad, q[:, 0].max() + pad, q[:, 1].max() + pad])
-    return turned, np.clip(np.array(boxes, float).reshape(-1, 4), 0, side)
+    boxes = tile_boxes(tiles, lambda pts: pts @ m[:, :2].T + m[:, 2], 0.5 * (abs(c) + abs(s)) * scale)
+    return turned, np.clip(boxes, 0, side)
 
 
 def read_rows(src: Path) -> list[dict]:
