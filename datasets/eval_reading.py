@@ -57,10 +57,8 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
              limit: int | None = None) -> dict:
     """Read every photo of `sets` with each (detector, classifier) pair; exact counts and misses."""
     from vision.classify import TileClassifier
-    from vision.detect import TileDetector
 
-    readers = [PhotoReader(detector=TileDetector(detector_files(d)[0], threads), classifier=TileClassifier(c, threads),
-                           closer=_closer(d, threads)) for d, c in pairs]
+    readers = [PhotoReader(**_detectors(d, threads), classifier=TileClassifier(c, threads)) for d, c in pairs]
     out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
     for folder in sets:
         rows = load_set(folder, limit)
@@ -92,11 +90,12 @@ def detector_files(spec: Path) -> list[Path]:
     return [Path(p) for p in str(spec).split("+")]
 
 
-def _closer(spec: Path, threads: int):
+def _detectors(spec: Path, threads: int) -> dict:
+    """PhotoReader's `detector` and `closer` (None unless DETECTOR is FIRST+CLOSER) for `--pair`'s DETECTOR."""
     from vision.detect import TileDetector
 
-    files = detector_files(spec)
-    return TileDetector(files[1], threads) if len(files) > 1 else None
+    first, *closer = (TileDetector(p, threads) for p in detector_files(spec))
+    return {"detector": first, "closer": closer[0] if closer else None}
 
 
 def _digest(arrays) -> str:
@@ -147,12 +146,10 @@ def sweep(sets: list[Path], pair: tuple[Path, Path], module, name: str, values: 
           threads: int = 2, limit: int | None = None) -> dict:
     """Exact counts of the reader with `module.name` set to each value in turn (restored after)."""
     from vision.classify import TileClassifier
-    from vision.detect import TileDetector
 
-    detector, classifier = TileDetector(detector_files(pair[0])[0], threads), TileClassifier(pair[1], threads)
-    closer = _closer(pair[0], threads)
-    memos = [_memoise(m, "detect") for m in (detector, closer) if m is not None] + [_memoise(classifier, "predict_raw")]
-    reader = PhotoReader(detector=detector, classifier=classifier, closer=closer)
+    detectors, classifier = _detectors(pair[0], threads), TileClassifier(pair[1], threads)
+    memos = [_memoise(m, "detect") for m in detectors.values() if m is not None] + [_memoise(classifier, "predict_raw")]
+    reader = PhotoReader(**detectors, classifier=classifier)
     original = getattr(module, name)
     out = {"pair": {"detector": str(pair[0]), "classifier": str(pair[1])}, "constant": f"{module.__name__}.{name}",
            "values": values, "sets": {}}

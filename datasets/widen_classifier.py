@@ -215,16 +215,16 @@ def main(argv: list[str] | None = None) -> int:
     ck = torch.load(args.init, map_location="cpu", weights_only=False)
     old = (ck["ema"] if ck.get("ema") is not None else ck["model"]).float().eval()
     new = widen_net(old, ARCHS[args.arch], seed=args.seed, split_jitter=args.split_jitter, noise=args.noise)
+    imgsz = int(ck.get("train_args", {}).get("imgsz", 64) or 64)
     info = {"init": str(args.init), "arch": args.arch, "params_old": params(old), "params_new": params(new),
             "seed": args.seed, "split_jitter": args.split_jitter, "noise": args.noise, "reload": reload_check(new)}
     if info["reload"]["dropped"]:
         raise SystemExit(f"keys the trainer would drop: {info['reload']['dropped']}")
     if args.check_crops:
         files = load_images(args.check_crops, args.n_check)
-        imgsz = int(ck.get("train_args", {}).get("imgsz", 64) or 64)
         info["check"] = compare(old, new, classifier_inputs(files, imgsz))
     save_checkpoint(new, args.out, info={"widened": info},
-                    train_args={"task": "classify", "imgsz": int(ck.get("train_args", {}).get("imgsz", 64) or 64)})
+                    train_args={"task": "classify", "imgsz": imgsz})
     print(json.dumps(info), flush=True)
     return 0
 
