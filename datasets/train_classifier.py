@@ -338,16 +338,75 @@ def _allow_small_imgsz(imgsz: int) -> None:
         trainer_mod.check_imgsz = keep
 
 
+# The trainer's own augmentation (ultralytics classify): light, because the real variety is rendered into the
+# crops. scale: RandomResizedCrop keeps (1 - scale, 1) of the area; erasing: RandomErasing probability;
+# hsv_*: colour jitter (hue kept small: colour tells red fives and suits apart).
+AUGMENT = {"scale": 0.08, "erasing": 0.05, "hsv_h": 0.01, "hsv_s": 0.25, "hsv_v": 0.25}
+
+
+class FreshChunks:
+    """Sampler of a training set of `n` crops that never shows a crop twice: one fixed random order of
+    all `n` (seed `seed`), and pass k over the sampler (one epoch) yields positions k*chunk .. (k+1)*chunk
+    of it. Past n // chunk passes the order starts again (a warning is printed): size the set to the run.
+    Plain Python (no torch): a DataLoader takes any sized iterable of indices as its sampler."""
+
+    def __init__(self, n: int, chunk: int, seed: int = 0):
+        if not 0 < chunk <= n:
+            raise ValueError(f"chunk must be in 1..{n}, got {chunk}")
+        self.n, self.chunk, self.passes = n, chunk, 0
+        self.order = np.random.default_rng([seed, n]).permutation(n)
+
+    @property
+    def fresh_passes(self) -> int:
+        """Passes (epochs) before a crop is shown again."""
+        return self.n // self.chunk
+
+    def __len__(self) -> int:
+        return self.chunk
+
+    def __iter__(self):
+        start = self.passes * self.chunk
+        self.passes += 1
+        if start + self.chunk > self.n:
+            print(f"[fresh] WARNING: pass {self.passes} goes past the {self.n} crops: crops repeat from here",
+                  flush=True)
+        print(f"[fresh] pass {self.passes}: order positions {start}..{start + self.chunk} of {self.n}", flush=True)
+        return iter(self.order[np.arange(start, start + self.chunk) % self.n].tolist())
+
+
+def _fresh_loader(trainer, chunk: int, seed: int) -> None:
+    """on_pretrain_routine_end: the train loader rebuilt around `FreshChunks` (same dataset, batch, workers)."""
+    from ultralytics.data.build import InfiniteDataLoader, seed_worker
+
+    old = trainer.train_loader
+    ds = old.dataset
+    sampler = FreshChunks(len(ds), min(chunk, len(ds)), seed)
+    print(f"[fresh] {len(ds)} training crops, {sampler.chunk} per epoch: {sampler.fresh_passes} epochs before any "
+          "crop repeats", flush=True)
+    new = InfiniteDataLoader(dataset=ds, batch_size=old.batch_size, shuffle=False, sampler=sampler,
+                             num_workers=old.num_workers, prefetch_factor=4 if old.num_workers else None,
+                             collate_fn=getattr(ds, "collate_fn", None), worker_init_fn=seed_worker,
+                             generator=old.generator, drop_last=False)
+    if hasattr(old, "close"):
+        old.close()
+    trainer.train_loader = new
+
+
 def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, workers: int, seed: int,
           lr0: float, patience: int, hours: float | None = None, init: Path | None = None,
           arch: str = "medium", threads: int = 1, save_period: int = -1, warmup_epochs: float = 1.0,
-          warmup_bias_lr: float = 0.1, until: float | None = None, freeze_bn: bool = False) -> Path:
+          warmup_bias_lr: float = 0.1, until: float | None = None, freeze_bn: bool = False,
+          fresh_chunk: int | None = None, aug: dict | None = None) -> Path:
     """`until` (a Unix time): the training loop stops then; the budget is fixed when the loop starts, after
     ultralytics has cached the images (minutes on a busy machine), so the last epoch ends on time.
     `freeze_bn`: every BatchNorm stays in eval mode while training (its running statistics fixed, its
     affine weights still trained), so the trained function is the evaluated one from step 0; for
     continuing a checkpoint rebuilt from an ONNX export (`onnx_checkpoint.py`), whose train-mode batch
-    statistics at batch 128 move the loss from 0.79 (eval) to 1.1-2.4 (measured, session 9)."""
+    statistics at batch 128 move the loss from 0.79 (eval) to 1.1-2.4 (measured, session 9).
+    `fresh_chunk`: every epoch shows the next `fresh_chunk` crops of one fixed random order of the whole
+    training folder (`FreshChunks`), so no crop is shown twice until the folder is used up (images read
+    from disk, not cached in RAM). `aug`: the trainer's own augmentation (`AUGMENT` keys) in place of
+    the defaults."""
     _ultralytics_env()
     import torch
     from ultralytics import YOLO
@@ -371,15 +430,18 @@ def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, wor
         from onnx_checkpoint import freeze_batchnorm
 
         model.add_callback("on_train_batch_start", freeze_batchnorm)
+    if fresh_chunk:
+        model.add_callback("on_pretrain_routine_end", lambda trainer: _fresh_loader(trainer, fresh_chunk, seed))
     model.train(
         data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers, device="cpu",
         pretrained=init is not None,  # False would re-initialise the loaded weights
         seed=seed, deterministic=False, optimizer="AdamW", lr0=lr0, cos_lr=True,
-        warmup_epochs=warmup_epochs, warmup_bias_lr=warmup_bias_lr, patience=patience, cache="ram", amp=False, plots=False, val=True, save_period=save_period,
+        warmup_epochs=warmup_epochs, warmup_bias_lr=warmup_bias_lr, patience=patience,
+        cache=False if fresh_chunk else "ram", amp=False, plots=False, val=True, save_period=save_period,
         project=str(run_dir.parent), name=run_dir.name, exist_ok=True,
-        # light augmentation: the real variety is rendered into the crops
-        fliplr=0.0, flipud=0.0, scale=0.08, hsv_h=0.01, hsv_s=0.25, hsv_v=0.25, erasing=0.05,
+        fliplr=0.0, flipud=0.0, **{**AUGMENT, **(aug or {})},
         auto_augment=None, dropout=0.0, verbose=True, **({"time": hours} if hours else {}),
+        **({"close_mosaic": 0} if fresh_chunk else {}),  # no loader reset: it would start a new chunk mid-epoch
     )
     best = run_dir / "weights" / "best.pt"
     return best if best.exists() else run_dir / "weights" / "last.pt"
@@ -548,6 +610,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--soup", type=Path, nargs="+", default=None, metavar="CKPT",
                     help="only average these checkpoints' weights and export the average to --out")
     ap.add_argument("--save-period", type=int, default=-1, help="also keep the weights of every N-th epoch")
+    ap.add_argument("--fresh-chunk", type=int, default=None, metavar="N",
+                    help="each epoch shows the next N crops of one fixed random order of the whole mix: no crop "
+                         "is shown twice while epochs x N <= the mix (images read from disk, not cached)")
+    ap.add_argument("--aug", nargs="+", default=[], metavar="KEY=VALUE",
+                    help=f"the trainer's own augmentation instead of the defaults {AUGMENT} (e.g. scale=0.2 erasing=0.15)")
     ap.add_argument("--name", default=None, help="run name under cache/classifier/runs")
     ap.add_argument("--render-only", action="store_true")
     ap.add_argument("--no-render", action="store_true", help="train on the crops already rendered (partial sets)")
@@ -638,6 +705,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print(f"error: --boost takes LABEL=FACTOR, got {args.boost}", file=sys.stderr)
         return 2
+    try:
+        aug = {k: float(v) for k, v in (a.split("=") for a in args.aug)}
+    except ValueError:
+        print(f"error: --aug takes KEY=VALUE, got {args.aug}", file=sys.stderr)
+        return 2
+    if set(aug) - set(AUGMENT):
+        print(f"error: --aug: unknown keys {sorted(set(aug) - set(AUGMENT))} (known: {sorted(AUGMENT)})", file=sys.stderr)
+        return 2
     unknown = sorted(set(boost) - set(class_names_75()))
     if unknown:
         print(f"error: --boost: unknown labels {unknown}", file=sys.stderr)
@@ -671,12 +746,14 @@ def main(argv: list[str] | None = None) -> int:
                     seed=args.seeds[0], lr0=args.lr0, patience=args.patience, hours=args.hours, init=args.init,
                     arch=args.arch, threads=args.threads, save_period=args.save_period,
                     warmup_epochs=args.warmup_epochs, warmup_bias_lr=args.warmup_bias_lr, until=until,
-                    freeze_bn=args.freeze_bn)
+                    freeze_bn=args.freeze_bn, fresh_chunk=args.fresh_chunk, aug=aug)
     train_s = time.time() - t0
     meta = {"tsumo_arch": "init" if args.init else args.arch, "tsumo_train_data": data.name, "tsumo_train_epochs": args.epochs, "tsumo_train_seconds": int(train_s),
             "tsumo_init": (str(args.init.name) + (f" (from {init_src.name})" if init_src != args.init else ""))
             if args.init else "scratch",
-            "tsumo_real": args.real if real_stats is None else json.dumps(real_stats)}
+            "tsumo_real": args.real if real_stats is None else json.dumps(real_stats),
+            **({"tsumo_train_fresh_chunk": args.fresh_chunk} if args.fresh_chunk else {}),
+            **({"tsumo_train_aug": json.dumps({**AUGMENT, **aug})} if aug else {})}
     out = export_onnx(weights, args.out, imgsz=args.imgsz, margin=CROP_MARGIN, extra_meta=meta)
     print(f"[done] {out} ({out.stat().st_size / 1e6:.2f} MB), trained {train_s / 60:.1f} min", flush=True)
     return 0
