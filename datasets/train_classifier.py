@@ -390,6 +390,21 @@ def _fresh_loader(trainer, chunk: int, seed: int) -> None:
     if hasattr(old, "close"):
         old.close()
     trainer.train_loader = new
+    trainer.fresh_sampler = sampler
+
+
+def _fresh_cap(trainer) -> None:
+    """on_fit_epoch_end: at most `fresh_passes` epochs, so that no crop is shown twice. Time mode (`--until`)
+    re-fits the epochs to the deadline after every epoch; when that would go past the fresh passes, the run
+    ends with the data instead, its cosine lr re-fitted to end there."""
+    cap = trainer.fresh_sampler.fresh_passes
+    if trainer.epochs > cap:
+        trainer.epochs = trainer.args.epochs = cap
+        trainer._setup_scheduler()
+        trainer.scheduler.last_epoch = trainer.epoch
+        print(f"[fresh] epochs capped at {cap} (the mix holds {cap} fresh epochs)", flush=True)
+    if trainer.epoch + 1 >= cap:
+        trainer.stop = True
 
 
 def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, workers: int, seed: int,
@@ -432,6 +447,7 @@ def train(data: Path, run_dir: Path, *, imgsz: int, epochs: int, batch: int, wor
         model.add_callback("on_train_batch_start", freeze_batchnorm)
     if fresh_chunk:
         model.add_callback("on_pretrain_routine_end", lambda trainer: _fresh_loader(trainer, fresh_chunk, seed))
+        model.add_callback("on_fit_epoch_end", _fresh_cap)
     model.train(
         data=str(data), imgsz=imgsz, epochs=epochs, batch=batch, workers=workers, device="cpu",
         pretrained=init is not None,  # False would re-initialise the loaded weights

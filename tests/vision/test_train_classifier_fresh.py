@@ -56,3 +56,28 @@ def test_context_cut_doubles_the_box_about_its_centre_and_pads_at_the_edge(monke
     assert edge.shape[:2] == (40, 40)
     out = cell(np.zeros((64, 64, 3), np.uint8), ctx, ["#1 1m -> 2m:0.60"])
     assert out.shape[0] > 192 and out.shape[1] >= 3 * 192
+
+
+class _Trainer:
+    """The attributes of an ultralytics trainer that `_fresh_cap` reads and sets."""
+
+    def __init__(self, tc, epochs, epoch, n=1000, chunk=250):
+        self.fresh_sampler = tc.FreshChunks(n, chunk)
+        self.epochs, self.epoch, self.stop, self.scheduler_fitted = epochs, epoch, False, None
+        self.args = type("A", (), {"epochs": epochs})()
+        self.scheduler = type("S", (), {"last_epoch": -1})()
+
+    def _setup_scheduler(self):
+        self.scheduler_fitted = self.epochs
+
+
+def test_fresh_cap_ends_the_run_when_the_mix_is_used_up(tc):
+    t = _Trainer(tc, epochs=11, epoch=0)  # time mode fitted 11 epochs; the mix holds 4 fresh ones
+    tc._fresh_cap(t)
+    assert t.epochs == t.args.epochs == t.scheduler_fitted == 4 and t.scheduler.last_epoch == 0 and not t.stop
+    t.epoch = 3
+    tc._fresh_cap(t)
+    assert t.stop
+    t = _Trainer(tc, epochs=3, epoch=1)  # the deadline comes first: time mode's fit is kept
+    tc._fresh_cap(t)
+    assert t.epochs == 3 and t.scheduler_fitted is None and not t.stop
