@@ -61,6 +61,7 @@ class Tally:
     times_ms: list[float] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
     kinds: dict[str, list[int]] = field(default_factory=dict)  # hand-tile kind -> [tiles, found]
+    buckets: dict[str, list[int]] = field(default_factory=dict)  # `hand_buckets` name -> [tiles, found]
 
     def summary(self) -> dict:
         d = {"photos": self.photos, "tiles": self.gt, "found": self.found, "detections": self.preds,
@@ -71,6 +72,8 @@ class Tally:
             d.update(hand_tiles=self.hand_gt, hand_recall=round(self.hand_found / self.hand_gt, 5),
                      photos_whole_hand_found=round(self.photos_all_hand / self.photos, 4))
             d["hand_recall_by_kind"] = {k: [f, n] for k, (n, f) in self.kinds.items()}
+            if self.buckets:
+                d["hand_recall_by_bucket"] = {k: [f, n, round(f / n, 5)] for k, (n, f) in sorted(self.buckets.items())}
         return d
 
 
@@ -100,6 +103,16 @@ class ReaderBoxes:
 
 
 HAND_KINDS = ("sideways", "stacked", "face_down", "standing")
+# Hand recall by how much of the tile shows and by its box's long side (px): are the misses hidden or
+# tiny tiles (a renderer's limit) or tiles any photo would show (the model's)?
+SIZE_BUCKETS = ((0, 24), (24, 32), (32, 48), (48, float("inf")))
+
+
+def hand_buckets(tile: dict, box: np.ndarray) -> list[str]:
+    """The buckets a labelled hand tile counts in: "visible>=0.7" (when it is) and its size bucket."""
+    long_side = float(max(box[2] - box[0], box[3] - box[1]))
+    size = next(f"{lo}-{hi}px" if hi != float("inf") else f">={lo}px" for lo, hi in SIZE_BUCKETS if lo <= long_side < hi)
+    return (["visible>=0.7"] if tile.get("visible", 1.0) >= 0.7 else []) + [size]
 
 
 def draw_misses(out: Path, name: str, img: np.ndarray, gt: np.ndarray, pred: np.ndarray, found: np.ndarray,
@@ -152,6 +165,12 @@ def eval_synth(detector: TileDetector, root: Path, *, thr: float, min_side: floa
             tally.kinds.setdefault(kind, [0, 0])
             tally.kinds[kind][0] += int(sel.sum())
             tally.kinds[kind][1] += int((found & sel).sum())
+        for t, box, f in zip(tiles, gt, found):
+            if t["in_hand"]:
+                for name in hand_buckets(t, box):
+                    counts = tally.buckets.setdefault(name, [0, 0])
+                    counts[0] += 1
+                    counts[1] += int(f)
         tally.times_ms.append(ms)
         if not (found | ~in_hand).all():
             miss = [f"{t['index']}{'-' if t['sideways'] else ''}{'=' if t['stacked'] else ''}{'x' if t['face_down'] else ''}"

@@ -70,7 +70,10 @@ def split_weights(shape_out_in: tuple, in_map: np.ndarray, rng: np.random.Genera
     return P
 
 
-class _Widener:
+class Widener:
+    """Copies old weights into a wider state dict layer by layer (one rng for every channel pick and split);
+    `datasets/widen_detector.py` extends it with the detector's SPPF, Concat and Detect."""
+
     def __init__(self, seed: int, split_jitter: float, noise: float):
         self.rng = np.random.default_rng(seed)
         self.jitter, self.noise = split_jitter, noise
@@ -137,7 +140,7 @@ def widen_net(old_net, arch_yaml: str, *, seed: int = 0, split_jitter: float = 0
     layers_old, layers_new = list(old_net.model), list(new_net.model)
     if len(layers_old) != len(layers_new):
         raise ValueError(f"{len(layers_old)} vs {len(layers_new)} layers: widening keeps the layers")
-    wd = _Widener(seed, split_jitter, noise)
+    wd = Widener(seed, split_jitter, noise)
     in_map = np.arange(3)
     for i, (lo, ln) in enumerate(zip(layers_old, layers_new)):
         if type(lo) is not type(ln) or getattr(lo, "f", -1) != -1:

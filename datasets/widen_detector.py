@@ -44,10 +44,10 @@ for p in (REPO, REPO / "datasets"):
 
 import numpy as np  # noqa: E402
 
-from widen_classifier import _Widener, channel_map, params, split_weights  # noqa: E402
+from widen_classifier import Widener, channel_map, params, split_weights  # noqa: E402
 
 
-class _DetectorWidener(_Widener):
+class _DetectorWidener(Widener):
     """The classifier's widener plus the detector's own layers (SPPF, Detect's biased output convs)."""
 
     def conv2d_out(self, old, new, prefix: str, in_map: np.ndarray) -> None:

@@ -12,7 +12,7 @@ from vision.detect import DEFAULT_PATH, Box, PartRule, TileDetector, drop_parts,
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "datasets"))
-from eval_detector import ReaderBoxes, match, merged_pairs, tile_scores  # noqa: E402
+from eval_detector import ReaderBoxes, eval_synth, hand_buckets, match, merged_pairs, tile_scores  # noqa: E402
 
 
 def test_letterbox_keeps_aspect_and_pads_to_stride():
@@ -391,3 +391,31 @@ def test_real_dev_read_counts_exact_photos_per_width():
     assert not got["all_exact"] and got["photos"] == 2
     assert resized_to_width(photos[0][1], 4000).shape == (3000, 4000, 3)
     assert resized_to_width(photos[0][1], None) is photos[0][1]
+
+
+def test_hand_buckets_by_visibility_and_size():
+    assert hand_buckets({"visible": 0.95}, np.array([0, 0, 20, 30.0])) == ["visible>=0.7", "24-32px"]
+    assert hand_buckets({"visible": 0.5}, np.array([0, 0, 23.9, 10.0])) == ["0-24px"]
+    assert hand_buckets({"visible": 0.7}, np.array([5, 5, 53, 40.0])) == ["visible>=0.7", ">=48px"]
+
+
+def test_eval_synth_tallies_hand_recall_by_bucket(tmp_path):
+    """Three hand tiles (a small hidden one missed, two large found) and a wall tile: the buckets count
+    hand tiles only, each tile in its size bucket and, when ≥ 70 % visible, in "visible>=0.7"."""
+    import cv2
+    import json
+
+    (tmp_path / "images").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "p0.png"), np.zeros((200, 300, 3), np.uint8))
+    tile = {"in_hand": True, "index": 0, "sideways": False, "stacked": False, "face_down": False, "standing": False}
+    tiles = [dict(tile, box=[10, 10, 30, 30], visible=0.4), dict(tile, index=1, box=[50, 10, 110, 60], visible=0.9),
+             dict(tile, index=2, box=[120, 10, 180, 60], visible=0.95), dict(tile, index=3, in_hand=False, box=[200, 100, 260, 150], visible=1.0)]
+    (tmp_path / "labels.jsonl").write_text(json.dumps({"image": "images/p0.png", "tiles": tiles}) + "\n")
+
+    class Found:  # boxes the two large hand tiles and the wall tile, not the small one
+        def detect(self, image):
+            return [Box(*t["box"], 0.9) for t in tiles[1:]]
+
+    summary = eval_synth(Found(), tmp_path, thr=0.5, min_side=0, limit=None).summary()
+    assert summary["hand_recall"] == pytest.approx(2 / 3, abs=1e-4)
+    assert summary["hand_recall_by_bucket"] == {"0-24px": [0, 1, 0.0], ">=48px": [2, 2, 1.0], "visible>=0.7": [2, 2, 1.0]}
