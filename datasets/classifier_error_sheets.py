@@ -27,7 +27,7 @@ for p in (REPO, REPO / "datasets"):
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from eval_classifier import _classify_all, photo_crops  # noqa: E402
+from eval_classifier import classify_as_reader, photo_crops  # noqa: E402
 from vision.classes import TILE_CLASSES  # noqa: E402
 from vision.classify import TileClassifier  # noqa: E402
 
@@ -72,23 +72,11 @@ def sheet(cells: list[np.ndarray], cols: int) -> np.ndarray:
     return out
 
 
-def classify_entries(clf: TileClassifier, crops: list[np.ndarray], entries: list[dict]) -> np.ndarray:
-    """probs N×38 as the reader gets them (with the model's test-time augmentation when it records one)."""
-    if clf.tta_below is None:
-        return _classify_all(clf, crops)[0]
-    probs = []
-    for i in range(0, len(entries), 256):
-        part = entries[i:i + 256]
-        p, _ = clf.classify_boxes([e["patch"] for e in part], [e["box"] for e in part], [e["sideways"] for e in part])
-        probs.append(p)
-    return np.concatenate(probs)
-
-
 def error_sheets(set_dir: Path, out: Path, model: Path, *, per_sheet: int = 16, cols: int = 4,
                  threads: int = 1) -> list[dict]:
     clf = TileClassifier(model, threads=threads)
     crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, keep_patch=True)
-    probs = classify_entries(clf, crops, entries)
+    probs = classify_as_reader(clf, crops, entries, keep_patch=True)[0]
     out.mkdir(parents=True, exist_ok=True)
     errors = []
     for crop, e, p in zip(crops, entries, probs):

@@ -69,7 +69,7 @@ def _summary(truth: list[str], pred: list[str], flip_truth: list, flip_pred: lis
     return out
 
 
-def _classify_all(clf: TileClassifier, crops: list[np.ndarray], batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
+def classify_all(clf: TileClassifier, crops: list[np.ndarray], batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
     probs, flips = [], []
     for i in range(0, len(crops), batch):
         p, f = clf.classify(crops[i:i + batch])
@@ -122,7 +122,7 @@ def eval_synth(clf: TileClassifier, *, seed: int, per_class: int, workers: int, 
             truth.append(name[: -len(FLIP_SUFFIX)] if turned else name)
             flip_truth.append(None if name == "back" else turned)
             files.append(f.name)
-    probs, flips = _classify_all(clf, crops)
+    probs, flips = classify_all(clf, crops)
     pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
     fpred = [bool(f[1] > f[0]) for f in flips]
     res = _summary(truth, pred, flip_truth, fpred)
@@ -170,21 +170,29 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
     return crops, entries
 
 
-def _classify_photo_tiles(clf: TileClassifier, set_dir: Path, *, limit: int | None = None, offset=None):
-    """(probs, flips, entries) of a photo set's hand tiles, read as the reader reads them: with the
-    classifier's test-time augmentation (`TileClassifier.classify_boxes`) when it has one."""
-    tta = clf.tta_below is not None
-    crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit, offset=offset, keep_patch=tta)
-    if not tta:
-        return (*_classify_all(clf, crops), entries)
+def classify_as_reader(clf: TileClassifier, crops: list[np.ndarray], entries: list[dict], *,
+                       keep_patch: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(probs, flips) of `photo_crops` output read as the reader reads it: with the classifier's test-time
+    augmentation (`TileClassifier.classify_boxes`, which needs the entries' "patch" and "box") when it has
+    one. The patches are dropped from the entries unless `keep_patch` (they are large)."""
+    if clf.tta_below is None:
+        return classify_all(clf, crops)
+    take = (lambda e, k: e[k]) if keep_patch else (lambda e, k: e.pop(k))
     probs, flips = [], []
     for i in range(0, len(entries), 256):
         part = entries[i:i + 256]
-        p, f = clf.classify_boxes([e.pop("patch") for e in part], [e.pop("box") for e in part],
+        p, f = clf.classify_boxes([take(e, "patch") for e in part], [take(e, "box") for e in part],
                                   [e["sideways"] for e in part])
         probs.append(p)
         flips.append(f)
-    return np.concatenate(probs), np.concatenate(flips), entries
+    return np.concatenate(probs), np.concatenate(flips)
+
+
+def _classify_photo_tiles(clf: TileClassifier, set_dir: Path, *, limit: int | None = None, offset=None):
+    """(probs, flips, entries) of a photo set's hand tiles, read as the reader reads them (`classify_as_reader`)."""
+    crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit, offset=offset,
+                                 keep_patch=clf.tta_below is not None)
+    return (*classify_as_reader(clf, crops, entries), entries)
 
 
 # Hand-tile size bins (the tile's box, long side, photo px): held-out renders hold mostly 20-40 px tiles
@@ -273,7 +281,7 @@ def real_dev_crops(size: int, margin: float, boxes_path: Path = REAL_DEV_BOXES) 
 
 def eval_real_dev(clf: TileClassifier) -> dict:
     crops, entries = real_dev_crops(clf.imgsz, clf.margin)
-    probs, flips = _classify_all(clf, crops)
+    probs, flips = classify_all(clf, crops)
     truth = [e["label"] for e in entries]
     pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
     res = _summary(truth, pred, [e["flipped"] for e in entries], [bool(f[1] > f[0]) for f in flips])
@@ -302,7 +310,7 @@ def eval_chinese(clf: TileClassifier, split: str) -> dict:
             img_cache[rb.image] = cv2.imread(str(rb.image))[..., ::-1].copy()
         crops.append(crop_tile(img_cache[rb.image], rb.box, rb.sideways, size=clf.imgsz, margin=clf.margin))
         truth.append(rb.label)
-    probs, _ = _classify_all(clf, crops)
+    probs, _ = classify_all(clf, crops)
     pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
     res = _summary(truth, pred, [], [])
     res["split"] = split

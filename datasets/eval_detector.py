@@ -28,6 +28,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "datasets")]
 
+from eval_classifier import SIZE_BINS  # noqa: E402
 from vision.boxes import ious  # noqa: E402
 from vision.detect import DEFAULT_PATH, PartRule, TileDetector  # noqa: E402
 from tsumo_synth.turn import row_angle, turn_level  # noqa: E402
@@ -105,13 +106,13 @@ class ReaderBoxes:
 HAND_KINDS = ("sideways", "stacked", "face_down", "standing")
 # Hand recall by how much of the tile shows and by its box's long side (px): are the misses hidden or
 # tiny tiles (a renderer's limit) or tiles any photo would show (the model's)?
-SIZE_BUCKETS = ((0, 24), (24, 32), (32, 48), (48, float("inf")))
+# The size bins are the classifier report's (`eval_classifier.SIZE_BINS`), so the two read side by side.
 
 
 def hand_buckets(tile: dict, box: np.ndarray) -> list[str]:
-    """The buckets a labelled hand tile counts in: "visible>=0.7" (when it is) and its size bucket."""
+    """The buckets a labelled hand tile counts in: "visible>=0.7" (when it is) and its size bin."""
     long_side = float(max(box[2] - box[0], box[3] - box[1]))
-    size = next(f"{lo}-{hi}px" if hi != float("inf") else f">={lo}px" for lo, hi in SIZE_BUCKETS if lo <= long_side < hi)
+    size = next(f"{name}px" for name, lo, hi in SIZE_BINS if lo <= long_side < hi)
     return (["visible>=0.7"] if tile.get("visible", 1.0) >= 0.7 else []) + [size]
 
 

@@ -395,7 +395,7 @@ def test_real_dev_read_counts_exact_photos_per_width():
 
 def test_hand_buckets_by_visibility_and_size():
     assert hand_buckets({"visible": 0.95}, np.array([0, 0, 20, 30.0])) == ["visible>=0.7", "24-32px"]
-    assert hand_buckets({"visible": 0.5}, np.array([0, 0, 23.9, 10.0])) == ["0-24px"]
+    assert hand_buckets({"visible": 0.5}, np.array([0, 0, 23.9, 10.0])) == ["<24px"]
     assert hand_buckets({"visible": 0.7}, np.array([5, 5, 53, 40.0])) == ["visible>=0.7", ">=48px"]
 
 
@@ -418,4 +418,4 @@ def test_eval_synth_tallies_hand_recall_by_bucket(tmp_path):
 
     summary = eval_synth(Found(), tmp_path, thr=0.5, min_side=0, limit=None).summary()
     assert summary["hand_recall"] == pytest.approx(2 / 3, abs=1e-4)
-    assert summary["hand_recall_by_bucket"] == {"0-24px": [0, 1, 0.0], ">=48px": [2, 2, 1.0], "visible>=0.7": [2, 2, 1.0]}
+    assert summary["hand_recall_by_bucket"] == {"<24px": [0, 1, 0.0], ">=48px": [2, 2, 1.0], "visible>=0.7": [2, 2, 1.0]}
