@@ -169,12 +169,12 @@ def widen_net(old_net, arch_yaml: str, *, seed: int = 0, split_jitter: float = 0
 
 
 def reload_check(net) -> dict:
-    """What the trainer does with an --init checkpoint: rebuild the net from its yaml and load the
-    weights through ultralytics' (silent) state-dict intersection. Every key must transfer."""
-    from ultralytics.nn.tasks import ClassificationModel
+    """What the trainer does with an --init checkpoint: rebuild the net from its yaml (the same ultralytics
+    model class: a classifier here, a detector in `widen_detector`) and load the weights through
+    ultralytics' (silent) state-dict intersection. Every key must transfer."""
     from ultralytics.utils.torch_utils import intersect_dicts
 
-    rebuilt = ClassificationModel(net.yaml, ch=3, nc=net.yaml["nc"], verbose=False)
+    rebuilt = type(net)(net.yaml, ch=3, nc=net.yaml["nc"], verbose=False)
     target = rebuilt.state_dict()
     csd = intersect_dicts(net.float().state_dict(), target)
     return {"keys": len(target), "transferred": len(csd), "dropped": sorted(set(target) - set(csd))}

@@ -44,7 +44,8 @@ for p in (REPO, REPO / "datasets"):
 
 import numpy as np  # noqa: E402
 
-from widen_classifier import Widener, channel_map, params, split_weights  # noqa: E402
+from onnx_checkpoint import load_images  # noqa: E402
+from widen_classifier import Widener, channel_map, params, reload_check, split_weights  # noqa: E402
 
 
 class _DetectorWidener(Widener):
@@ -152,19 +153,6 @@ def widen_net(old_net, yaml_path: Path, *, seed: int = 0, split_jitter: float = 
     return new_net
 
 
-def reload_check(net, yaml_path: Path) -> dict:
-    """What the trainer does with an --init checkpoint: build the net from the yaml and load the weights
-    through ultralytics' (silent) state-dict intersection. Every key must transfer."""
-    import yaml
-    from ultralytics.nn.tasks import DetectionModel
-    from ultralytics.utils.torch_utils import intersect_dicts
-
-    cfg = yaml.safe_load(Path(yaml_path).read_text())
-    target = DetectionModel(cfg, ch=3, nc=cfg.get("nc", 1), verbose=False).state_dict()
-    csd = intersect_dicts(net.float().state_dict(), target)
-    return {"keys": len(target), "transferred": len(csd), "dropped": sorted(set(target) - set(csd))}
-
-
 def compare(old_net, new_net, x: np.ndarray) -> dict:
     """Max |Δ| of the raw head (1×5×N: cx, cy, w, h in input pixels; score) of the two nets, eval mode."""
     from onnx_checkpoint import torch_outputs
@@ -215,12 +203,6 @@ def latency(onnx_path: Path, threads: int, sample: np.ndarray) -> dict:
     return latency_12mp(TileDetector(onnx_path, threads=threads), sample)
 
 
-def _photos(sources: list[Path], n: int) -> list[Path]:
-    from onnx_checkpoint import load_images
-
-    return load_images(sources, n)
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="widen_detector", description=__doc__.split("\n\n")[0])
     ap.add_argument("--init", type=Path, help="ultralytics checkpoint of the narrow detector")
@@ -242,11 +224,11 @@ def main(argv: list[str] | None = None) -> int:
         old, new = args.onnx_check
         info = {"old": str(old), "new": str(new), "bytes_old": old.stat().st_size, "bytes_new": new.stat().st_size}
         if args.check:
-            info["check"] = onnx_check(old, new, _photos(args.check, args.n_check))
+            info["check"] = onnx_check(old, new, load_images(args.check, args.n_check))
         if args.latency:
             import cv2
 
-            photo = _photos(args.check, 1)[0] if args.check else REPO.parent / "shared" / "data" / "real-dev" / "toby_test.jpeg"
+            photo = load_images(args.check, 1)[0] if args.check else REPO.parent / "shared" / "data" / "real-dev" / "toby_test.jpeg"
             sample = np.ascontiguousarray(cv2.imread(str(photo), cv2.IMREAD_COLOR)[..., ::-1])
             for t in (1, 2):
                 a, b = latency(old, t, sample), latency(new, t, sample)
@@ -271,14 +253,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         yaml_path = target_yaml(scale, Path(tmp))
         new = widen_net(old, yaml_path, seed=args.seed, split_jitter=args.split_jitter, noise=args.noise)
-        reload = reload_check(new, yaml_path)
+        reload = reload_check(new)
     imgsz = int(ck.get("train_args", {}).get("imgsz", 512) or 512)
     info = {"init": str(args.init), "scale": list(scale), "params_old": params(old), "params_new": params(new),
             "seed": args.seed, "split_jitter": args.split_jitter, "noise": args.noise, "reload": reload}
     if reload["dropped"]:
         raise SystemExit(f"keys the trainer would drop: {reload['dropped']}")
     if args.check:
-        info["check"] = compare(old, new, detector_inputs(_photos(args.check, args.n_check), imgsz))
+        info["check"] = compare(old, new, detector_inputs(load_images(args.check, args.n_check), imgsz))
     save_checkpoint(new, args.out, info={"widened": info}, train_args={"task": "detect", "imgsz": imgsz})
     print(json.dumps(info), flush=True)
     return 0

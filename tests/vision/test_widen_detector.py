@@ -89,7 +89,7 @@ def test_random_detector_widens_exactly_and_reloads_every_key(tmp_path):
         a, b = (n.double()(torch.as_tensor(x, dtype=torch.float64))[0] for n in (old, new))
     assert (a - b).abs().max().item() < 1e-3
     old.float(), new.float()
-    rl = wd.reload_check(new, y)
+    rl = wd.reload_check(new)  # rebuilt from its yaml, which is the target yaml above
     assert rl["dropped"] == [] and rl["transferred"] == rl["keys"] == len(new.state_dict()) == 355
 
 
