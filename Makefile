@@ -3,7 +3,9 @@
 #   make test   installs what the tests need (Python extras, Chromium, CJK fonts) and runs them all
 PY ?= python3
 PIP = $(PY) -m pip install -q --disable-pip-version-check
-APT_PKGS = chromium fonts-noto-cjk fonts-ipaexfont-gothic fonts-ipaexfont-mincho fonts-wqy-microhei fonts-vlgothic fonts-arphic-ukai fonts-arphic-uming
+APT_PKGS = chromium fonts-noto-cjk fonts-ipaexfont-gothic fonts-ipaexfont-mincho fonts-wqy-microhei fonts-vlgothic fonts-arphic-ukai fonts-arphic-uming \
+	fonts-kouzan-mouhitsu fonts-aoyagi-kouzan-t fonts-aoyagi-soseki fonts-lxgw-wenkai fonts-cwtex-kai fonts-klee \
+	fonts-kiloji fonts-hanazono fonts-dejima-mincho fonts-motoya-l-maruberi
 
 .PHONY: install demo test-deps test test-fast test-slow train-env
 

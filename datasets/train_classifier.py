@@ -100,7 +100,9 @@ _WORKER: dict = {}
 
 # Generator versions still reproducible from a seed: v3 (runs 5, the v3 held-out set) and v4 = v3 +
 # pale back colours + crystal-centre / solid-disc red fives (`TileArtist` options; scenes don't use them).
-GENERATORS = {"v3": {}, "v4": {"light_backs": True, "red_designs": True}}
+# v5 = v4 + brush/pen hands for man numerals and winds, a minimum stroke weight, no blank faces (session 15).
+GENERATORS = {"v3": {}, "v4": {"light_backs": True, "red_designs": True},
+              "v5": {"light_backs": True, "red_designs": True, "v5": True}}
 
 
 def synth_dir_name(seed: int, per_class: int, views: int, imgsz: int, gen: str = "v3") -> str:

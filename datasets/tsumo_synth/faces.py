@@ -217,6 +217,31 @@ def _elastic(color: np.ndarray, alpha: np.ndarray, rng: np.random.Generator, amp
     return color, alpha
 
 
+# Generator v5's floor on a face's ink (`ink_share`): 0.7 × the median of 24 v4 faces per label (seed 9502,
+# session 15); a face under it (thin or pale strokes that average away at tile size) is drawn again.
+# 5z may be blank: no floor.
+V4_MEDIAN_INK: dict[str, float] = {
+    "1m": 0.195, "2m": 0.213, "3m": 0.248, "4m": 0.252, "5m": 0.256, "6m": 0.245, "7m": 0.212, "8m": 0.188,
+    "9m": 0.216, "1p": 0.296, "2p": 0.174, "3p": 0.165, "4p": 0.253, "5p": 0.274, "6p": 0.275, "7p": 0.264,
+    "8p": 0.316, "9p": 0.353, "1s": 0.273, "2s": 0.056, "3s": 0.077, "4s": 0.107, "5s": 0.167, "6s": 0.16,
+    "7s": 0.128, "8s": 0.232, "9s": 0.161, "1z": 0.217, "2z": 0.215, "3z": 0.266, "4z": 0.159, "6z": 0.298,
+    "7z": 0.165, "0m": 0.227, "0p": 0.281, "0s": 0.168,
+}
+V5_MIN_INK: dict[str, float] = {k: round(0.7 * v, 3) for k, v in V4_MEDIAN_INK.items()}
+V5_TRIES = 4
+
+
+def ink_share(face: np.ndarray, size: tuple[int, int] = (24, 32), contrast: float = 45.0) -> float:
+    """Share of a face's pixels that still show ink when the face is `size` (w, h) pixels: luminance at least
+    `contrast` levels under the face colour (its 90th percentile) after area-averaging. Thin or pale
+    strokes average away, which is what makes a small tile unreadable."""
+    rgb = np.asarray(face)[..., :3].astype(np.float32)
+    lum = rgb @ np.array([0.299, 0.587, 0.114], np.float32)
+    small = cv2.resize(lum, size, interpolation=cv2.INTER_AREA)
+    bg = float(np.percentile(lum, 90))
+    return float(np.mean(bg - small >= contrast))
+
+
 @dataclass
 class FaceSpec:
     """What was drawn (kept for tests and debugging)."""
@@ -228,9 +253,13 @@ class FaceRenderer:
     """Draws a face for any label in `vision.classes.TILE_CLASSES`."""
 
     def __init__(self, art: ArtFaces | None, fonts: list[FontFace], size: tuple[int, int] = (120, 160), *,
-                 red_designs: bool = False):
+                 red_designs: bool = False, v5_fonts: list[FontFace] | None = None):
         self.art = art if art is not None and art.available() else None
         self.fonts = fonts
+        # generator v5 (None: off, so every earlier seed draws what it drew before): brush/pen hands for
+        # man numerals and winds, a minimum stroke weight, and no face whose ink is (nearly) invisible
+        self.v5 = v5_fonts is not None
+        self.v5_fonts = list(v5_fonts or [])
         self.size = size  # (w, h), 3:4
         # more red-five designs (a crystal/jewel centre circle, solid red discs): off by default so
         # scene renders of existing seeds stay identical; the classifier-crop generator turns it on
@@ -238,9 +267,25 @@ class FaceRenderer:
 
     # ---- public -------------------------------------------------------------------------
     def render(self, label: str, rng: np.random.Generator, *, back_color: RGB | None = None) -> tuple[np.ndarray, FaceSpec]:
-        """RGBA uint8 face of `label` (H×W×4, fully opaque) and what was drawn."""
+        """RGBA uint8 face of `label` (H×W×4, fully opaque) and what was drawn.
+
+        v5: a face whose ink share at tile size (`ink_share`) is under `V5_MIN_INK` of its label is drawn
+        again (up to `V5_TRIES` times, from the same rng: still one face per seed)."""
         if label == "back":
             return self._back(rng, back_color), FaceSpec(label, "back")
+        if not self.v5 or label == "5z":
+            return self._render_face(label, rng)
+        best = None
+        for _ in range(V5_TRIES):
+            rgba, spec = self._render_face(label, rng)
+            share = ink_share(rgba)
+            if best is None or share > best[0]:
+                best = (share, rgba, spec)
+            if share >= V5_MIN_INK.get(label, 0.0):
+                break
+        return best[1], best[2]
+
+    def _render_face(self, label: str, rng: np.random.Generator) -> tuple[np.ndarray, FaceSpec]:
         red = label.startswith("0")
         base = "5" + label[1] if red else label
         pal = draw_palette(rng, red=red)
@@ -290,7 +335,7 @@ class FaceRenderer:
         elif suit == "s" and base != "1s":
             out += ["sous", "sous"]
         elif suit in "mz" and self.fonts:
-            out += ["font"]
+            out += ["font", "font"] if self.v5 and base != "5z" else ["font"]  # v5: the art is one hand only
         if not out:  # no art and no font: still draw something recognisable
             out = ["font"] if self.fonts else ["pins" if suit == "p" else "sous"]
         return out
@@ -320,9 +365,10 @@ class FaceRenderer:
         # hand-drawn look: a smooth random displacement, so strokes are not one font's exact shape
         if rng.random() < 0.7:
             color, alpha = _elastic(color, alpha, rng, amp=rng.uniform(0.01, 0.035) * min(gw, gh))
-        # stroke weight: blur the coverage and re-threshold it higher or lower
+        # stroke weight: blur the coverage and re-threshold it higher or lower (v5: never much thinner
+        # than the font draws it; thin strokes vanish on small, bright tiles)
         a = alpha
-        t = rng.uniform(0.3, 0.7)
+        t = rng.uniform(0.3, 0.55 if self.v5 else 0.7)
         if abs(t - 0.5) > 0.05:
             k = max(1, int(round(min(gw, gh) * 0.012))) * 2 + 1
             ab = cv2.GaussianBlur(a, (k, k), 0)
@@ -358,6 +404,8 @@ class FaceRenderer:
         brush = [f for f in self.fonts if f.family in BRUSH_FAMILIES]
         if brush and base[1] == "m" and rng.random() < 0.3:  # real man numerals are mostly brush-written
             font = brush[rng.integers(len(brush))]
+        if self.v5 and self.v5_fonts and base not in ("5z",) and rng.random() < 0.55:
+            font = self.v5_fonts[rng.integers(len(self.v5_fonts))]  # v5: brush and pen hands
         stroke = int(rng.integers(0, 5))
         x0, y0, x1, y1 = box
         bh = y1 - y0
@@ -370,9 +418,20 @@ class FaceRenderer:
             split = rng.uniform(0.42, 0.52)
             top = (x0, y0, x1, y0 + bh * split)
             bot = (x0, y0 + bh * split, x1, y1)
+            if self.v5:  # numeral and 萬 in other proportions: the numeral's shape must carry the label
+                split = rng.uniform(0.34, 0.58)
+                nw = rng.uniform(0.7, 1.0) * (x1 - x0)
+                cx = (x0 + x1) / 2 + rng.normal(0, 0.04) * (x1 - x0)
+                top = (cx - nw / 2, y0, cx + nw / 2, y0 + bh * split)
+                mw = rng.uniform(0.7, 1.0) * (x1 - x0)
+                bot = ((x0 + x1 - mw) / 2, y0 + bh * split + rng.uniform(0, 0.04) * bh, (x0 + x1 + mw) / 2, y1)
+                if not font.has(numeral):
+                    font = self.fonts[rng.integers(len(self.fonts))]
             m1 = self._text_mask(numeral, font, rng, stroke=stroke)
-            m2 = self._text_mask(manchar, self.fonts[rng.integers(len(self.fonts))] if rng.random() < 0.3 else font,
-                                 rng, stroke=min(stroke, 2))
+            mfont = self.fonts[rng.integers(len(self.fonts))] if rng.random() < 0.3 else font
+            if self.v5 and not mfont.has(manchar):
+                mfont = self.fonts[rng.integers(len(self.fonts))]
+            m2 = self._text_mask(manchar, mfont, rng, stroke=min(stroke, 2))
             # short numerals (一 二 三) keep their flat shape instead of being stretched to the box
             self._place(canvas, self._solid(m1, pal.black, rng), m1, top, rng, keep_aspect=True)
             self._place(canvas, self._solid(m2, pal.r, rng), m2, bot, rng, stretch=0.12)
@@ -386,8 +445,10 @@ class FaceRenderer:
                 ink = pal.b if rng.random() < 0.7 else pal.black
             else:
                 ink = [pal.a, pal.black, INKS["blue"][rng.integers(4)]][rng.integers(3)]
+            if self.v5 and not font.has(ch):  # e.g. a brush face without 發
+                font = self.fonts[rng.integers(len(self.fonts))]
             m = self._text_mask(ch, font, rng, stroke=stroke)
-            self._place(canvas, self._solid(m, ink, rng), m, box, rng, stretch=0.15)
+            self._place(canvas, self._solid(m, ink, rng), m, box, rng, stretch=0.22 if self.v5 else 0.15)
 
     def _haku(self, canvas, pal: Palette, rng) -> None:
         """White dragon: blank (most riichi sets) or a frame (blue/black; Chinese sets)."""
@@ -461,7 +522,7 @@ class FaceRenderer:
         bw, bh = x1 - x0, y1 - y0
         lfrac, layout = SOU_LAYOUTS[n]
         length = lfrac * bh * rng.uniform(0.85, 1.0)
-        width = length * rng.uniform(0.17, 0.26)
+        width = length * rng.uniform(0.21 if self.v5 else 0.17, 0.26)  # v5: no hair-thin sticks
         if n in (6, 9, 7):
             width = min(width, bw * 0.2)
         if n == 8:
@@ -478,7 +539,7 @@ class FaceRenderer:
         d = ImageDraw.Draw(img)
         ink_c = _jitter_color(ink, rng, 6) + (255,)
         bg = tuple(int(v) for v in pal.bg) + (255,)
-        w0 = Wd * 0.62
+        w0 = Wd * (0.72 if self.v5 else 0.62)  # v5: a thicker shaft between the nodes
         d.rounded_rectangle([2 + (Wd - w0) / 2, 2, 2 + (Wd + w0) / 2, 2 + L], radius=w0 / 2, fill=ink_c)
         for fy in (0.08, 0.5, 0.92):  # nodes: wider bands
             y = 2 + fy * L

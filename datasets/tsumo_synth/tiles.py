@@ -15,7 +15,7 @@ import numpy as np
 from vision.classes import TILE_CLASSES
 
 from .faces import BACK_COLORS, LIGHT_BACK_COLORS, RGB, ArtFaces, FaceRenderer, _jitter_color
-from .fonts import FontFace, find_tile_fonts
+from .fonts import FontFace, find_tile_fonts, find_v5_fonts
 
 
 @dataclass
@@ -43,15 +43,18 @@ class TileArtist:
 
     def __init__(self, shared_dir: Path, seed: int | None = None, *, face_size: tuple[int, int] = (120, 160),
                  fonts: list[FontFace] | None = None, use_art: bool = True, light_backs: bool = False,
-                 red_designs: bool = False):
+                 red_designs: bool = False, v5: bool = False):
         """`light_backs` (pale back colours too) and `red_designs` (crystal-centre and solid-disc red
         fives) are the classifier generator's v4 options; off, a seed draws exactly what it drew
-        before, so the scene renders (oracle sets, audit footage) of existing seeds don't change."""
+        before, so the scene renders (oracle sets, audit footage) of existing seeds don't change.
+        `v5` (generator v5, off by default likewise): brush/pen hands for man numerals and winds
+        (`fonts.find_v5_fonts`), a minimum stroke weight, no (nearly) blank faces."""
         self.shared_dir = Path(shared_dir)
         self.rng = np.random.default_rng(seed)  # used only when a call passes rng=None
         art = ArtFaces(self.shared_dir / "data" / "tiles" / "fluffystuff" / "Export") if use_art else None
         self.fonts = find_tile_fonts() if fonts is None else list(fonts)
-        self.faces = FaceRenderer(art, self.fonts, face_size, red_designs=red_designs)
+        self.faces = FaceRenderer(art, self.fonts, face_size, red_designs=red_designs,
+                                  v5_fonts=find_v5_fonts() if v5 else None)
         self.face_size = face_size
         self.light_backs = light_backs
 
