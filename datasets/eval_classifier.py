@@ -155,18 +155,26 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
     every box edge moved by these shares of the box, see `photo_tile_crops`; `keep_patch`: entries
     also hold the patch and box each crop was cut from, for test-time augmentation)."""
     from tsumo_synth.crops import photo_tile_crops
+    from tsumo_synth.legibility import legible, load_ink
 
     rows = [json.loads(line) for line in (set_dir / "labels.jsonl").read_text().splitlines() if line.strip()]
+    inks = load_ink(set_dir) or {}
     crops, entries = [], []
     for row in rows[:limit]:
         if not any(t["in_hand"] for t in row["tiles"]):
             continue
         image = cv2.imread(str(set_dir / row["image"]))[..., ::-1].copy()
-        for c in photo_tile_crops(image, row["tiles"], size=size, margin=margin, offset=offset, keep_patch=keep_patch):
+        ink = inks.get(row["image"], [None] * len(row["tiles"]))
+        # photo_tile_crops cuts every hand tile, in index order
+        hand_ink = [k for _, k in sorted(((t["index"], k) for t, k in zip(row["tiles"], ink) if t["in_hand"]),
+                                         key=lambda x: x[0])]
+        cut = photo_tile_crops(image, row["tiles"], size=size, margin=margin, offset=offset, keep_patch=keep_patch)
+        for c, k in zip(cut, hand_ink, strict=True):
             crops.append(c.image)
             entries.append({"image": row["image"], "label": c.label, "sideways": c.sideways, "flipped": c.flipped,
                             "degraded": bool(c.visible < 0.7 or c.long_px < 24), "long_px": c.long_px,
-                            "visible": c.visible, **({"patch": c.patch, "box": c.box} if keep_patch else {})})
+                            "visible": c.visible, "ink": k, "legible": legible(c.label, c.visible, c.long_px, k),
+                            **({"patch": c.patch, "box": c.box} if keep_patch else {})})
     return crops, entries
 
 
@@ -225,6 +233,14 @@ def eval_photos(clf: TileClassifier, set_dir: Path, *, limit: int | None = None)
         idx = [i for i, e in enumerate(entries) if e["degraded"] == want]
         res[part] = _summary([truth[i] for i in idx], [pred[i] for i in idx], [ftruth[i] for i in idx],
                              [fpred[i] for i in idx])
+    if all(e["legible"] is not None for e in entries):  # the set's ink was measured (tsumo_synth.legibility)
+        from tsumo_synth.legibility import LEGIBLE_RULE
+
+        res["legible_rule"] = LEGIBLE_RULE
+        for part, want in (("legible", True), ("illegible", False)):
+            idx = [i for i, e in enumerate(entries) if e["legible"] == want]
+            res[part] = _summary([truth[i] for i in idx], [pred[i] for i in idx], [ftruth[i] for i in idx],
+                                 [fpred[i] for i in idx])
     sw = [i for i, e in enumerate(entries) if e["sideways"]]
     res["sideways"] = {"n": len(sw), "acc": sum(truth[i] == pred[i] for i in sw) / max(len(sw), 1)}
     res["by_size"] = by_size([e["long_px"] for e in entries], truth, pred)
@@ -347,6 +363,14 @@ def markdown(results: dict) -> str:
                     lines.append(f"- {part}: {pr['acc'] * 100:.2f} % of {pr['n']} ({pr['errors']} errors)"
                                  + (f", flip {pr['flip_acc'] * 100:.2f} %" if "flip_acc" in pr else ""))
             lines.append("")
+        if "legible" in r:
+            lines.append(f"legible = {r['legible_rule']}")
+            lines.append("")
+            for part in ("legible", "illegible"):
+                pr = r[part]
+                if pr["n"]:
+                    lines.append(f"- {part}: {pr['acc'] * 100:.2f} % of {pr['n']} ({pr['errors']} errors)")
+            lines.append("")
         if "by_size" in r:
             lines.append("| tile long side | n | errors | acc |")
             lines.append("|---|---:|---:|---:|")
@@ -422,7 +446,7 @@ def main(argv: list[str] | None = None) -> int:
     def short(v):
         if not isinstance(v, dict):
             return v
-        return {kk: short(vv) for kk, vv in v.items() if kk not in ("per_class", "errors_list", "degraded_rule")}
+        return {kk: short(vv) for kk, vv in v.items() if kk not in ("per_class", "errors_list", "degraded_rule", "legible_rule")}
 
     brief = {k: short(v) for k, v in results.items()}
     print(json.dumps(brief, ensure_ascii=False))

@@ -108,11 +108,12 @@ def photo_name(i: int) -> str:
 
 
 def render_one(i: int, seed: int, *, artist, size: tuple[int, int] | None = None, scoreable: bool = False,
-               options: dict | None = None, preset: str = "default", scale: float = 1.0):
+               options: dict | None = None, preset: str = "default", scale: float = 1.0, ink: bool = False):
     """Photo i of the set `seed`: (image, PhotoLabels). The recipe every dataset photo follows.
     `scale` shoots the same hand, layout and camera view with `scale`² the pixels, so what a set's
     figures owe to its small photos (640×480-class, hand tiles 20–60 px) shows against it. Textures,
-    faces and light are drawn anew (their draws depend on the pixel count): a sister set, not a copy."""
+    faces and light are drawn anew (their draws depend on the pixel count): a sister set, not a copy.
+    `ink`: also measure each tile's face-ink contrast (`render_hand_photo`; the photo is the same)."""
     recipe = PRESETS[preset]
     rng = np.random.default_rng([seed, i])
     players = 3 if rng.random() < 0.15 else 4
@@ -134,7 +135,7 @@ def render_one(i: int, seed: int, *, artist, size: tuple[int, int] | None = None
             sequence, hand = edited, None
     if recipe.get("partial") and rng.random() < recipe["partial"] and len(L.parse_sequence(sequence)[0]) >= 8:
         sequence, hand = _part_of_row(sequence, rng), None
-    return render_hand_photo(sequence, rng, artist=artist, options=opts, hand=hand)
+    return render_hand_photo(sequence, rng, artist=artist, options=opts, hand=hand, ink=ink)
 
 
 def _hard_options(rng: np.random.Generator) -> dict:

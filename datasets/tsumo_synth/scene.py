@@ -183,6 +183,8 @@ class TileLabel:
     # convex hull of the visible pixels (pixel centres): the tight box of the tile in a turned copy
     # of the photo is the box of the turned hull (what a detector sees after the reader levels the row)
     hull: list[tuple[float, float]] = field(default_factory=list)
+    # face-ink contrast left in the photo (grey levels, see `render_hand_photo(ink=True)`); None: not measured
+    ink: float | None = None
 
 
 @dataclass
@@ -207,6 +209,10 @@ class PhotoLabels:
             t["quad"] = [[round(x, 2), round(y, 2)] for x, y in t["quad"]]
             t["visible"] = round(t["visible"], 3)
             t["hull"] = [[round(x, 1), round(y, 1)] for x, y in t["hull"]]
+            if t["ink"] is None:  # labels of photos rendered without the measure read as before
+                del t["ink"]
+            else:
+                t["ink"] = round(t["ink"], 1)
         return d
 
 
@@ -486,6 +492,7 @@ def render_hand_photo(
     artist: FaceSource | None = None,
     options: SceneOptions | None = None,
     hand: dict | None = None,
+    ink: bool = False,
     **overrides,
 ) -> tuple[np.ndarray, PhotoLabels]:
     """Render one photo of the hand `sequence` (CONTRACTS §3). Returns (RGB uint8 image, labels).
@@ -493,10 +500,44 @@ def render_hand_photo(
     `options` (or keyword overrides of `SceneOptions` fields) fix the camera, table, size…;
     everything left None is drawn from `rng`, so the same seed gives the same photo.
     `hand`: the §1 dict to store in the labels (default: derived from the sequence).
+    `ink`: also measure each tile's `TileLabel.ink`, how much of its face's print survives light, glare,
+    blur, noise and JPEG, by rendering the same photo a second time with nothing printed on the faces (a
+    face that comes out blank cannot be read by anyone). The photo and `rng` end as without it.
     """
     opts = options or SceneOptions()
     if overrides:
         opts = SceneOptions(**{**asdict(opts), **overrides})
+    state = rng.bit_generator.state if ink else None
+    img, photo, ids, owners = _render(sequence, rng, artist, opts, hand, blank_faces=False)
+    if ink:
+        twin = np.random.Generator(type(rng.bit_generator)())
+        twin.bit_generator.state = state
+        blank, *_ = _render(sequence, twin, artist, opts, hand, blank_faces=True)
+        for tile, owner in zip(photo.tiles, owners):
+            tile.ink = ink_contrast(img, blank, ids == owner)
+    return img, photo
+
+
+def ink_contrast(photo: np.ndarray, blank: np.ndarray, mask: np.ndarray, top: float = 0.05) -> float:
+    """Grey-level contrast of a tile's print: the mean of the top `top` share (at least 3 pixels) of
+    |luma(photo) − luma(blank)| over the tile's pixels `mask`, `blank` being the same photo with blank faces.
+    The mask is eroded by a pixel when enough is left, so a neighbour's print blurred over the edge does not
+    count as this tile's."""
+    inner = cv2.erode(mask.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    if inner.sum() >= 20:
+        mask = inner
+    if not mask.any():
+        return 0.0
+    w = np.array([0.299, 0.587, 0.114], np.float32)
+    d = np.abs(photo[mask].astype(np.float32) @ w - blank[mask].astype(np.float32) @ w)
+    k = max(3, int(np.ceil(top * d.size)))
+    return float(np.sort(d)[-k:].mean())
+
+
+def _render(sequence: str, rng: np.random.Generator, artist: FaceSource | None, opts: SceneOptions,
+            hand: dict | None, *, blank_faces: bool) -> tuple[np.ndarray, PhotoLabels, np.ndarray, list[int]]:
+    """`render_hand_photo`'s photo, labels, the id buffer (which tile owns each pixel) and each label's
+    owner id. `blank_faces`: paint every face blank, drawing from the streams exactly as with its print."""
     groups = L.parse_sequence(sequence)
     artist = artist or default_face_source()
     w, h = opts.size
@@ -562,6 +603,8 @@ def render_hand_photo(
             face_rgba = _PLAIN_FACE
         else:
             face_rgba = artist.face(p.face, paint_rng) if p.face is not None else None
+        if blank_faces and face_rgba is not None:
+            face_rgba = _PLAIN_FACE
         _paint_tile(painter, i, p, dims, cam, light, ambient, diffuse, face_rgba, textures, paint_rng)
     for prop in props:
         _paint_prop(painter, prop, cam, light, ambient, diffuse)
@@ -579,7 +622,8 @@ def render_hand_photo(
         ok, enc = cv2.imencode(".jpg", cv2.cvtColor(img, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, q])
         img = cv2.cvtColor(cv2.imdecode(enc, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
 
-    labels = _labels(poses, painter.ids, cam, dims, opts)
+    owned = _labels(poses, painter.ids, cam, dims, opts)
+    labels = [t for _, t in owned]
     photo = PhotoLabels(
         sequence=L.format_sequence(groups),
         hand=hand if hand is not None else L.hand_from_groups(groups),
@@ -591,7 +635,7 @@ def render_hand_photo(
                 "roll_deg": round(float(np.degrees(cam.roll)), 2), "focal_px": round(float(cam.K[0, 0]), 1)},
         scene={"table": table.kind, "standing": standing},
     )
-    return img, photo
+    return img, photo, painter.ids, [i for i, _ in owned]
 
 
 def _table_window(cam: Camera, hand_extent, reach: float = 30.0, max_pixels: float = 1.5e6):
@@ -813,7 +857,9 @@ def _light_and_lens(img: np.ndarray, rng: np.random.Generator, gloss: float) -> 
     return img
 
 
-def _labels(poses: list[L.TilePose], ids: np.ndarray, cam: Camera, dims: L.TileDims, opts: SceneOptions) -> list[TileLabel]:
+def _labels(poses: list[L.TilePose], ids: np.ndarray, cam: Camera, dims: L.TileDims,
+            opts: SceneOptions) -> list[tuple[int, TileLabel]]:
+    """(owner id in `ids`, label) of every tile the photo shows enough of."""
     out = []
     h, w = ids.shape
     for i, p in enumerate(poses):
@@ -848,12 +894,12 @@ def _labels(poses: list[L.TilePose], ids: np.ndarray, cam: Camera, dims: L.TileD
         up, _ = cam.project(np.array([fc, fc + p.u * 0.3]))
         front_visible = np.dot(p.n, cam.C - fc) > 0
         cls = p.face if (front_visible and p.face is not None) else BACK
-        out.append(TileLabel(
+        out.append((i, TileLabel(
             cls=cls, box=box, quad=[(float(a), float(b)) for a, b in quv], rotation=_rotation_deg(up[1] - up[0]),
             in_hand=p.in_hand, group=p.group, index=p.index, sideways=p.sideways, stacked=p.stacked,
             face_down=not (front_visible and p.face is not None), standing=p.standing, visible=float(visible), kind=p.kind,
             hull=vis_hull,
-        ))
+        )))
     return out
 
 
