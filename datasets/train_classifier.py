@@ -611,7 +611,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="scene-renderer preset per --photo-seed (one for all, or one per seed)")
     ap.add_argument("--photo-views", type=int, default=2, choices=(2, 3),
                     help="views per photo when rendering photo crops (3: + hand tiles with boxes moved by N(0, 8 %%))")
-    ap.add_argument("--photo-gen", choices=sorted(GENERATORS), default="v4", help="face generator of the photo crops")
+    ap.add_argument("--photo-gen", choices=sorted(GENERATORS), nargs="+", default=["v4"],
+                    help="face generator of the photo crops (one for all, or one per seed)")
     ap.add_argument("--photo-pool-size", type=int, nargs="+", default=[32],
                     help="face variants per label in each photo-crop set's own face pool (one for all seeds or one "
                          "per seed; a set of another size than 32 gets a folder of its own: …_pool{N})")
@@ -676,18 +677,19 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"error: give one {what} for all photo seeds or one per seed")
             return list(values) * k if len(values) == 1 else list(values)
 
-        for seed, n, cap, preset, pool in zip(args.photo_seed, per_seed(args.photos, "--photos"),
-                                              per_seed(args.photo_cap, "--photo-cap"),
-                                              per_seed(args.photo_preset, "--photo-preset"),
-                                              per_seed(args.photo_pool_size, "--photo-pool-size")):
+        for seed, n, cap, preset, pool, gen in zip(args.photo_seed, per_seed(args.photos, "--photos"),
+                                                   per_seed(args.photo_cap, "--photo-cap"),
+                                                   per_seed(args.photo_preset, "--photo-preset"),
+                                                   per_seed(args.photo_pool_size, "--photo-pool-size"),
+                                                   per_seed(args.photo_gen, "--photo-gen")):
             if pool < 1:
                 print("error: --photo-pool-size must be ≥ 1", file=sys.stderr)
                 return 2
-            photo_dir = CACHE / (f"photos_s{seed}_{args.imgsz}px_{args.photo_gen}"
+            photo_dir = CACHE / (f"photos_s{seed}_{args.imgsz}px_{gen}"
                                  + ("" if preset == "default" else f"_{preset}")
                                  + ("" if pool == 32 else f"_pool{pool}"))
             if n > 0:  # asked for explicitly (also with --no-render, which concerns the crop sets)
-                render_photo_crops(photo_dir, seed, n, size=args.imgsz, gen=args.photo_gen, preset=preset,
+                render_photo_crops(photo_dir, seed, n, size=args.imgsz, gen=gen, preset=preset,
                                    pool_per_label=pool,
                                    views=args.photo_views)
             if not (photo_dir / "train").is_dir():

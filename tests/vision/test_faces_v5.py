@@ -75,3 +75,18 @@ def test_v4_photo_crops_still_render_byte_identical(shared_dir, tmp_path, monkey
     assert len(new) > 20
     for rel in new:
         assert (cached / rel).read_bytes() == (tmp_path / rel).read_bytes(), rel
+
+
+def test_photo_gen_is_given_per_photo_seed(tmp_path, monkeypatch, capsys):
+    """Run 19 mixes v5 photo crops with earlier v4 sets: `--photo-gen` takes one generator per seed."""
+    monkeypatch.syspath_prepend(str(REPO / "datasets"))
+    import train_classifier
+
+    monkeypatch.setattr(train_classifier, "CACHE", tmp_path)
+    (tmp_path / "photos_s5_64px_v5" / "train").mkdir(parents=True)
+    (tmp_path / "photos_s6_64px_v4_pool512" / "train").mkdir(parents=True)
+    base = ["--seeds", "1", "--per-class", "0", "--no-render", "--render-only", "--photo-seed", "5", "6",
+            "--photo-pool-size", "32", "512"]
+    assert train_classifier.main(base + ["--photo-gen", "v5", "v4"]) == 0
+    assert train_classifier.main(base + ["--photo-gen", "v4", "v5"]) == 2
+    assert "no photo crops in" in capsys.readouterr().err
