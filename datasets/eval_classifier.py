@@ -155,7 +155,7 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
     every box edge moved by these shares of the box, see `photo_tile_crops`; `keep_patch`: entries
     also hold the patch and box each crop was cut from, for test-time augmentation)."""
     from tsumo_synth.crops import photo_tile_crops
-    from tsumo_synth.legibility import legible, load_ink
+    from tsumo_synth.legibility import hand_tile_flags, load_ink
 
     rows = [json.loads(line) for line in (set_dir / "labels.jsonl").read_text().splitlines() if line.strip()]
     inks = load_ink(set_dir) or {}
@@ -164,16 +164,16 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
         if not any(t["in_hand"] for t in row["tiles"]):
             continue
         image = cv2.imread(str(set_dir / row["image"]))[..., ::-1].copy()
-        ink = inks.get(row["image"], [None] * len(row["tiles"]))
-        # photo_tile_crops cuts every hand tile, in index order
-        hand_ink = [k for _, k in sorted(((t["index"], k) for t, k in zip(row["tiles"], ink) if t["in_hand"]),
-                                         key=lambda x: x[0])]
+        ink = inks.get(row["image"])
+        hand = [k for k, t in enumerate(row["tiles"]) if t["in_hand"]]
+        flag = dict(zip(hand, hand_tile_flags(row["tiles"], ink)))
         cut = photo_tile_crops(image, row["tiles"], size=size, margin=margin, offset=offset, keep_patch=keep_patch)
-        for c, k in zip(cut, hand_ink, strict=True):
+        # photo_tile_crops cuts every hand tile, in hand order
+        for c, k in zip(cut, sorted(hand, key=lambda k: row["tiles"][k]["index"]), strict=True):
             crops.append(c.image)
             entries.append({"image": row["image"], "label": c.label, "sideways": c.sideways, "flipped": c.flipped,
                             "degraded": bool(c.visible < 0.7 or c.long_px < 24), "long_px": c.long_px,
-                            "visible": c.visible, "ink": k, "legible": legible(c.label, c.visible, c.long_px, k),
+                            "visible": c.visible, "ink": ink[k] if ink else None, "legible": flag[k],
                             **({"patch": c.patch, "box": c.box} if keep_patch else {})})
     return crops, entries
 

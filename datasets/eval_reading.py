@@ -39,7 +39,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from miss_causes import CAUSES, first_cause  # noqa: E402
+from miss_causes import CAUSES, TILE_COUNTS, first_cause, tile_counts  # noqa: E402
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
 
@@ -62,7 +62,12 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
     for folder in sets:
         rows = load_set(folder, limit)
-        per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "causes": {}} for _ in pairs]
+        per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "causes": {},
+                     "tiles": dict.fromkeys(TILE_COUNTS, 0)} for _ in pairs]
+        legible = _legible_hand_tiles(folder, rows)
+        if legible is not None:
+            for res in per_pair:
+                res["legible_tiles"] = dict.fromkeys(TILE_COUNTS, 0)
         for i, row in enumerate(rows):
             image = load_image(folder / row["image"])
             order = range(len(readers)) if i % 2 == 0 else reversed(range(len(readers)))
@@ -71,6 +76,9 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 reading = readers[k].read(image, players=row.get("players", 4))
                 per_pair[k]["ms"] += (time.perf_counter() - t0) * 1000
                 per_pair[k]["reads"].append(reading.sequence)
+                _add(per_pair[k]["tiles"], tile_counts(row["tiles"], reading))
+                if legible is not None:
+                    _add(per_pair[k]["legible_tiles"], tile_counts(row["tiles"], reading, legible[i]))
                 if reading.sequence == row["sequence"]:
                     per_pair[k]["exact"] += 1
                 else:
@@ -82,6 +90,30 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
             res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)
         out["sets"][str(folder)] = {"truth": [r["sequence"] for r in rows], "results": per_pair}
     return out
+
+
+def _add(total: dict, part: dict) -> None:
+    for key, v in part.items():
+        total[key] += v
+
+
+def _legible_hand_tiles(folder: Path, rows: list[dict]) -> list[list[bool]] | None:
+    """Per photo, each hand tile's `tsumo_synth.legibility` flag (hand tiles in labels order), or None when the
+    set's ink was never measured (`python -m tsumo_synth.legibility SET`)."""
+    from tsumo_synth.legibility import hand_tile_flags, load_ink
+
+    inks = load_ink(folder)
+    if inks is None:
+        return None
+    return [[bool(f) for f in hand_tile_flags(row["tiles"], inks[row["image"]])] for row in rows]
+
+
+def tile_rates(counts: dict) -> str:
+    """`tile_counts` totals as the reader's tile recall and class accuracy, for printing."""
+    n = max(counts["n"], 1)
+    return (f"{counts['n']} hand tiles: boxed {100 * counts['boxed'] / n:.2f} %, taken once {100 * counts['taken'] / n:.2f} %, "
+            f"taken and read right {100 * counts['right'] / n:.2f} % "
+            f"({100 * counts['right'] / max(counts['taken'], 1):.2f} % of those taken)")
 
 
 def detector_files(spec: Path) -> list[Path]:
@@ -183,7 +215,8 @@ def summary(result: dict) -> dict:
         rows = []
         for k, r in enumerate(res):
             row = {"exact": r["exact"], "n": r["n"], "mean_ms": r["mean_ms"], "misses": r["misses"],
-                   "causes": r["causes"]}
+                   "causes": r["causes"], "tiles": r["tiles"],
+                   **({"legible_tiles": r["legible_tiles"]} if "legible_tiles" in r else {})}
             if k:
                 first, this = set(res[0]["misses"]), set(r["misses"])
                 row["only_first_reads"] = sorted(this - first)
@@ -228,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: {r['exact']}/{r['n']} exact  ({' + '.join(p.name for p in detector_files(det))} + {cls.name}, {r['mean_ms']} ms/photo)")
                 print("    first cause of each miss: " + ", ".join(
                     f"{c} {r['causes'][c]}" for c in CAUSES if r["causes"].get(c)))
+                print("    " + tile_rates(r["tiles"]))
+                if "legible_tiles" in r:
+                    print("    legible: " + tile_rates(r["legible_tiles"]))
             if args.show_misses:
                 misses = sorted({i for r in s["results"] for i in r["misses"]})
                 for i in misses:

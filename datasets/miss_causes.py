@@ -99,3 +99,28 @@ def first_cause(truth_tiles: Sequence[dict], reading) -> str:
         seen = all(any(c.label == truth_tiles[owner[i]]["cls"] for c in reading.tiles[i].candidates) for i in wrong)
         return "wrong_class_top_k" if seen else "wrong_class"
     return "layout"
+
+
+TILE_COUNTS = ("n", "boxed", "taken", "right")
+
+
+def tile_counts(truth_tiles: Sequence[dict], reading, which: Sequence[bool] | None = None) -> dict[str, int]:
+    """How far the reader got with each hand tile of one photo, as counts over the hand tiles (`which`: only
+    the hand tiles flagged True, in `truth_tiles` order of the hand tiles): `boxed`, a reader box stands for it
+    (`box_owners`: the whole reader's tile recall, second looks included, not the detector's first pass);
+    `taken`, exactly one of its boxes is in the hand; `right`, that box also reads the tile's class."""
+    boxes = np.array([t.box for t in reading.tiles], np.float64).reshape(-1, 4)
+    used = {i for g in reading.groups for i in g.tiles}
+    owner = box_owners(truth_tiles, boxes)
+    hand = [k for k, t in enumerate(truth_tiles) if t["in_hand"]]
+    if which is not None:
+        hand = [k for k, keep in zip(hand, which, strict=True) if keep]
+    out = dict.fromkeys(TILE_COUNTS, 0)
+    for k in hand:
+        mine = [i for i in range(len(boxes)) if owner[i] == k]
+        taken = [i for i in mine if i in used]
+        out["n"] += 1
+        out["boxed"] += bool(mine)
+        out["taken"] += len(taken) == 1
+        out["right"] += len(taken) == 1 and reading.tiles[taken[0]].label == truth_tiles[k]["cls"]
+    return out

@@ -45,6 +45,27 @@ def legible(label: str, visible: float, long_px: float, ink: float | None) -> bo
     return None if ink is None else ink >= MIN_INK
 
 
+def hand_tile_flags(tiles: list[dict], ink: list[float] | None) -> list[bool | None]:
+    """`legible` for each hand tile of a photo's labels (`tiles` and its `ink`, both in labels order; hand
+    tiles in labels order), the size measured as `crops.photo_tile_crops` measures it: the long side of the
+    tile's visible pixels in the hand's frame (the reader levels the row before it cuts the tiles)."""
+    import numpy as np
+
+    from .crops import hand_frame
+
+    order = sorted((t for t in tiles if t["in_hand"]), key=lambda t: t["index"])
+    frame = hand_frame(order) if order else None
+    ink = ink if ink is not None else [None] * len(tiles)
+    out = []
+    for t, k in zip(tiles, ink, strict=True):
+        if not t["in_hand"]:
+            continue
+        q = frame.to_frame(np.array(t.get("hull") or t["quad"], float))
+        long_px = float(max(*(q.max(0) - q.min(0))))
+        out.append(legible(t["cls"], t["visible"], long_px, k))
+    return out
+
+
 def load_ink(set_dir: Path) -> dict[str, list[float]] | None:
     """image path → each labelled tile's ink (labels.jsonl order), or None when the set was never measured."""
     path = Path(set_dir) / INK_FILE

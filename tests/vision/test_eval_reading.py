@@ -31,6 +31,24 @@ def test_same_pair_twice_agrees_and_counts_against_the_truth(rendered, tmp_path)
     assert first["misses"] == [i for i, (r, t) in enumerate(zip(first["reads"], truth)) if r != t]
     short = eval_reading.summary(result)["sets"][str(rendered)]
     assert short[1]["only_first_reads"] == short[1]["only_this_reads"] == []
+    # tile counts: every hand tile once; an exactly read photo has each of its hand tiles taken and right
+    rows = eval_reading.load_set(rendered)
+    hand = [sum(t["in_hand"] for t in r["tiles"]) for r in rows]
+    t = first["tiles"]
+    assert t["n"] == sum(hand) and t["n"] >= t["boxed"] >= t["taken"] >= t["right"]
+    assert t["right"] >= sum(h for h, r, want in zip(hand, first["reads"], truth) if r == want)
+    assert "legible_tiles" not in first  # the set's ink was never measured
+
+
+def test_tile_counts_of_legible_tiles_when_the_set_has_ink(rendered, tmp_path):
+    from tsumo_synth.legibility import measure_set
+
+    for name in ("labels.jsonl", "manifest.json", "images"):
+        (tmp_path / name).symlink_to(rendered / name)
+    measure_set(tmp_path, quiet=True)
+    res = eval_reading.evaluate([tmp_path], [SHIPPED], limit=2)["sets"][str(tmp_path)]["results"][0]
+    assert 0 < res["legible_tiles"]["n"] < res["tiles"]["n"]
+    assert all(res["legible_tiles"][k] <= res["tiles"][k] for k in res["tiles"])
 
 
 def test_a_wrong_truth_is_a_miss(rendered, tmp_path):
