@@ -347,29 +347,25 @@ def latency(clf: TileClassifier, batch: int = 14, repeats: int = 20) -> dict:
 
 def markdown(results: dict) -> str:
     lines = []
-    for key in ("photos", "synth", "real_dev", "chinese"):
+    photo_sets = [k for k in results if k.startswith("photos")]  # "photos", then "photos_<set>" for more sets
+    for key in (*photo_sets, "synth", "real_dev", "chinese"):
         r = results.get(key)
         if not r:
             continue
-        lines.append(f"### {key}: {r['acc'] * 100:.2f} % of {r['n']}" + (
+        name = f"{key} ({Path(r['set']).name})" if key in photo_sets else key
+        lines.append(f"### {name}: {r['acc'] * 100:.2f} % of {r['n']}" + (
             f", flip {r['flip_acc'] * 100:.2f} % of {r['flip_n']}" if "flip_acc" in r else ""))
         lines.append("")
-        if "readable" in r:
-            lines.append(f"degraded = {r['degraded_rule']}")
+        for good, bad, rule in (("readable", "degraded", "degraded_rule"), ("legible", "illegible", "legible_rule")):
+            if good not in r:
+                continue
+            lines.append(f"{bad if good == 'readable' else good} = {r[rule]}")
             lines.append("")
-            for part in ("readable", "degraded"):
+            for part in (good, bad):
                 pr = r[part]
                 if pr["n"]:
                     lines.append(f"- {part}: {pr['acc'] * 100:.2f} % of {pr['n']} ({pr['errors']} errors)"
                                  + (f", flip {pr['flip_acc'] * 100:.2f} %" if "flip_acc" in pr else ""))
-            lines.append("")
-        if "legible" in r:
-            lines.append(f"legible = {r['legible_rule']}")
-            lines.append("")
-            for part in ("legible", "illegible"):
-                pr = r[part]
-                if pr["n"]:
-                    lines.append(f"- {part}: {pr['acc'] * 100:.2f} % of {pr['n']} ({pr['errors']} errors)")
             lines.append("")
         if "by_size" in r:
             lines.append("| tile long side | n | errors | acc |")

@@ -98,3 +98,12 @@ def test_measure_set_refuses_a_set_of_other_pixels(shared_dir, tmp_path):
     with pytest.raises(RuntimeError, match="differs"):
         measure_set(out, shared=shared_dir, quiet=True)
     assert not (out / INK_FILE).exists()
+
+
+def test_report_lists_every_photo_set_with_its_legible_split():
+    part = {"n": 10, "acc": 0.9, "errors": 1, "per_class": {}}
+    one = {"set": "cache/synth/a", "n": 20, "acc": 0.85, "per_class": {}, "degraded_rule": "D", "readable": part,
+           "degraded": part, "legible_rule": "L", "legible": part, "illegible": {**part, "errors": 2, "acc": 0.8}}
+    text = eval_classifier.markdown({"photos": one, "photos_b": {**one, "set": "cache/synth/b"}})
+    assert "### photos (a): 85.00 %" in text and "### photos_b (b): 85.00 %" in text
+    assert text.count("legible = L") == 2 and text.count("- illegible: 80.00 % of 10 (2 errors)") == 2
