@@ -244,6 +244,7 @@ class SceneOptions:
     kakan_on_top: float = 0.0                   # share of added kans whose 2nd tile lies ON the sideways tile
     plain_haku: bool = False                    # every white dragon blank (plain ivory, as most riichi sets)
     drawn_loose: float = 0.0                    # share of drawn tiles set apart that lie loose, turned/lifted (session 12)
+    table_weights: tuple | None = None          # how often each of `tables.TABLE_KINDS` is drawn (session 15)
 
 
 BACK_COLOURS = [(226, 170, 40), (40, 110, 200), (50, 140, 70), (230, 120, 40), (175, 160, 215), (30, 30, 34),
@@ -562,7 +563,8 @@ def _render(sequence: str, rng: np.random.Generator, artist: FaceSource | None, 
         props = _sticks(rng, layout.extent)
 
     bounds, ppu = _table_window(cam, layout.extent)
-    table = random_table(rng, hand_extent=layout.extent, bounds=bounds, ppu=ppu, kind=opts.table)
+    table = random_table(rng, hand_extent=layout.extent, bounds=bounds, ppu=ppu, kind=opts.table,
+                         weights=opts.table_weights)
     light = np.array([rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(0.8, 2.5)])
     light /= np.linalg.norm(light)
     # painting and finishing draw from their own streams, so what is painted (e.g. a face-down
