@@ -19,7 +19,9 @@ one read per photo. Tune a constant on a tune set (never on the held-out ones), 
 
 Every missed photo also gets its first cause (`miss_causes.first_cause`: not detected, boxed
 twice, left out by the layout, a wrong class…), tallied per pair, so a session can see which stage
-loses the most hands before choosing what to work on.
+loses the most hands before choosing what to work on. Each pair also gets its hand tiles counted through
+the reader (`miss_causes.tile_counts`: boxed, taken into the hand once, read right; again for the legible tiles
+when the set has `ink.jsonl`, see `tsumo_synth.legibility`) and its exact photos by table kind.
 
 Why a script in the repo: these figures decide which models ship, and sessions lose `cache/`.
 """
@@ -63,7 +65,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     for folder in sets:
         rows = load_set(folder, limit)
         per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "causes": {},
-                     "tiles": dict.fromkeys(TILE_COUNTS, 0)} for _ in pairs]
+                     "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_table": {}} for _ in pairs]
         legible = _legible_hand_tiles(folder, rows)
         if legible is not None:
             for res in per_pair:
@@ -77,6 +79,9 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 per_pair[k]["ms"] += (time.perf_counter() - t0) * 1000
                 per_pair[k]["reads"].append(reading.sequence)
                 _add(per_pair[k]["tiles"], tile_counts(row["tiles"], reading))
+                table = per_pair[k]["by_table"].setdefault(row.get("scene", {}).get("table", "?"), [0, 0])
+                table[0] += 1
+                table[1] += reading.sequence == row["sequence"]
                 if legible is not None:
                     _add(per_pair[k]["legible_tiles"], tile_counts(row["tiles"], reading, legible[i]))
                 if reading.sequence == row["sequence"]:
@@ -215,7 +220,7 @@ def summary(result: dict) -> dict:
         rows = []
         for k, r in enumerate(res):
             row = {"exact": r["exact"], "n": r["n"], "mean_ms": r["mean_ms"], "misses": r["misses"],
-                   "causes": r["causes"], "tiles": r["tiles"],
+                   "causes": r["causes"], "tiles": r["tiles"], "by_table": r["by_table"],
                    **({"legible_tiles": r["legible_tiles"]} if "legible_tiles" in r else {})}
             if k:
                 first, this = set(res[0]["misses"]), set(r["misses"])
@@ -262,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("    first cause of each miss: " + ", ".join(
                     f"{c} {r['causes'][c]}" for c in CAUSES if r["causes"].get(c)))
                 print("    " + tile_rates(r["tiles"]))
+                print("    exact by table: " + ", ".join(f"{kind} {e}/{n}" for kind, (n, e) in sorted(r["by_table"].items())))
                 if "legible_tiles" in r:
                     print("    legible: " + tile_rates(r["legible_tiles"]))
             if args.show_misses:

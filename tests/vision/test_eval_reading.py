@@ -38,6 +38,10 @@ def test_same_pair_twice_agrees_and_counts_against_the_truth(rendered, tmp_path)
     assert t["n"] == sum(hand) and t["n"] >= t["boxed"] >= t["taken"] >= t["right"]
     assert t["right"] >= sum(h for h, r, want in zip(hand, first["reads"], truth) if r == want)
     assert "legible_tiles" not in first  # the set's ink was never measured
+    # exact photos by the table they were shot on
+    kinds = [r["scene"]["table"] for r in rows]
+    assert {k: n for k, (n, _) in first["by_table"].items()} == {k: kinds.count(k) for k in set(kinds)}
+    assert sum(e for _, e in first["by_table"].values()) == first["exact"]
 
 
 def test_tile_counts_of_legible_tiles_when_the_set_has_ink(rendered, tmp_path):
