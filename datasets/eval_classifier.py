@@ -155,7 +155,7 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
     every box edge moved by these shares of the box, see `photo_tile_crops`; `keep_patch`: entries
     also hold the patch and box each crop was cut from, for test-time augmentation)."""
     from tsumo_synth.crops import photo_tile_crops
-    from tsumo_synth.legibility import hand_tile_flags, load_ink
+    from tsumo_synth.legibility import MIN_LONG_PX, MIN_VISIBLE, legible, load_ink
 
     rows = [json.loads(line) for line in (set_dir / "labels.jsonl").read_text().splitlines() if line.strip()]
     inks = load_ink(set_dir) or {}
@@ -164,16 +164,17 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
         if not any(t["in_hand"] for t in row["tiles"]):
             continue
         image = cv2.imread(str(set_dir / row["image"]))[..., ::-1].copy()
-        ink = inks.get(row["image"])
-        hand = [k for k, t in enumerate(row["tiles"]) if t["in_hand"]]
-        flag = dict(zip(hand, hand_tile_flags(row["tiles"], ink)))
-        cut = photo_tile_crops(image, row["tiles"], size=size, margin=margin, offset=offset, keep_patch=keep_patch)
+        ink = inks.get(row["image"], [None] * len(row["tiles"]))
         # photo_tile_crops cuts every hand tile, in hand order
-        for c, k in zip(cut, sorted(hand, key=lambda k: row["tiles"][k]["index"]), strict=True):
+        hand_ink = [k for t, k in sorted(((t, k) for t, k in zip(row["tiles"], ink) if t["in_hand"]),
+                                         key=lambda tk: tk[0]["index"])]
+        cut = photo_tile_crops(image, row["tiles"], size=size, margin=margin, offset=offset, keep_patch=keep_patch)
+        for c, k in zip(cut, hand_ink, strict=True):
             crops.append(c.image)
             entries.append({"image": row["image"], "label": c.label, "sideways": c.sideways, "flipped": c.flipped,
-                            "degraded": bool(c.visible < 0.7 or c.long_px < 24), "long_px": c.long_px,
-                            "visible": c.visible, "ink": ink[k] if ink else None, "legible": flag[k],
+                            "degraded": bool(c.visible < MIN_VISIBLE or c.long_px < MIN_LONG_PX),
+                            "long_px": c.long_px, "visible": c.visible, "ink": k,
+                            "legible": legible(c.label, c.visible, c.long_px, k),
                             **({"patch": c.patch, "box": c.box} if keep_patch else {})})
     return crops, entries
 
@@ -229,18 +230,16 @@ def eval_photos(clf: TileClassifier, set_dir: Path, *, limit: int | None = None)
     res["set"] = str(set_dir)
     res["photos"] = len({e["image"] for e in entries})
     res["degraded_rule"] = PHOTO_DEGRADED_RULE
-    for part, want in (("readable", False), ("degraded", True)):
-        idx = [i for i, e in enumerate(entries) if e["degraded"] == want]
-        res[part] = _summary([truth[i] for i in idx], [pred[i] for i in idx], [ftruth[i] for i in idx],
-                             [fpred[i] for i in idx])
+    splits = [("degraded", "readable", False), ("degraded", "degraded", True)]
     if all(e["legible"] is not None for e in entries):  # the set's ink was measured (tsumo_synth.legibility)
         from tsumo_synth.legibility import LEGIBLE_RULE
 
         res["legible_rule"] = LEGIBLE_RULE
-        for part, want in (("legible", True), ("illegible", False)):
-            idx = [i for i, e in enumerate(entries) if e["legible"] == want]
-            res[part] = _summary([truth[i] for i in idx], [pred[i] for i in idx], [ftruth[i] for i in idx],
-                                 [fpred[i] for i in idx])
+        splits += [("legible", "legible", True), ("legible", "illegible", False)]
+    for key, part, want in splits:
+        idx = [i for i, e in enumerate(entries) if e[key] == want]
+        res[part] = _summary([truth[i] for i in idx], [pred[i] for i in idx], [ftruth[i] for i in idx],
+                             [fpred[i] for i in idx])
     sw = [i for i, e in enumerate(entries) if e["sideways"]]
     res["sideways"] = {"n": len(sw), "acc": sum(truth[i] == pred[i] for i in sw) / max(len(sw), 1)}
     res["by_size"] = by_size([e["long_px"] for e in entries], truth, pred)

@@ -20,7 +20,7 @@ one read per photo. Tune a constant on a tune set (never on the held-out ones), 
 Every missed photo also gets its first cause (`miss_causes.first_cause`: not detected, boxed
 twice, left out by the layout, a wrong class…), tallied per pair, so a session can see which stage
 loses the most hands before choosing what to work on. Each pair also gets its hand tiles counted through
-the reader (`miss_causes.tile_counts`: boxed, taken into the hand once, read right; again for the legible tiles
+the reader (`miss_causes.hand_tile_states`: boxed, taken into the hand once, read right; again for the legible tiles
 when the set has `ink.jsonl`, see `tsumo_synth.legibility`) and its exact photos by table kind.
 
 Why a script in the repo: these figures decide which models ship, and sessions lose `cache/`.
@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from miss_causes import CAUSES, TILE_COUNTS, first_cause, tile_counts  # noqa: E402
+from miss_causes import CAUSES, TILE_COUNTS, first_cause, hand_tile_states, tile_counts  # noqa: E402
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
 
@@ -78,13 +78,15 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 reading = readers[k].read(image, players=row.get("players", 4))
                 per_pair[k]["ms"] += (time.perf_counter() - t0) * 1000
                 per_pair[k]["reads"].append(reading.sequence)
-                _add(per_pair[k]["tiles"], tile_counts(row["tiles"], reading))
+                exact = reading.sequence == row["sequence"]
+                states = hand_tile_states(row["tiles"], reading)
+                _add(per_pair[k]["tiles"], tile_counts(states))
+                if legible is not None:
+                    _add(per_pair[k]["legible_tiles"], tile_counts(states, legible[i]))
                 table = per_pair[k]["by_table"].setdefault(row.get("scene", {}).get("table", "?"), [0, 0])
                 table[0] += 1
-                table[1] += reading.sequence == row["sequence"]
-                if legible is not None:
-                    _add(per_pair[k]["legible_tiles"], tile_counts(row["tiles"], reading, legible[i]))
-                if reading.sequence == row["sequence"]:
+                table[1] += exact
+                if exact:
                     per_pair[k]["exact"] += 1
                 else:
                     per_pair[k]["misses"].append(i)

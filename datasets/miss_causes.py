@@ -76,11 +76,8 @@ def first_cause(truth_tiles: Sequence[dict], reading) -> str:
     `truth_tiles`: the rendered photo's labelled tiles (`labels.jsonl` "tiles": box, hull, cls,
     in_hand); `reading`: the `vision.reading.Reading` of that photo (boxes paired with tiles by
     `box_owners`)."""
-    boxes = np.array([t.box for t in reading.tiles], np.float64).reshape(-1, 4)
-    used = {i for g in reading.groups for i in g.tiles}
-    owner = box_owners(truth_tiles, boxes)
-    hand = [k for k, t in enumerate(truth_tiles) if t["in_hand"]]
-    boxes_of = {k: [i for i in range(len(boxes)) if owner[i] == k] for k in hand}
+    owner, boxes_of, used = _paired(truth_tiles, reading)
+    hand = list(boxes_of)
     unboxed = sum(not boxes_of[k] for k in hand)
     if 2 * unboxed > len(hand):
         return "hand_missed"
@@ -101,26 +98,33 @@ def first_cause(truth_tiles: Sequence[dict], reading) -> str:
     return "layout"
 
 
+def _paired(truth_tiles: Sequence[dict], reading) -> tuple[np.ndarray, dict[int, list[int]], set[int]]:
+    """(owner of each reader box (`box_owners`), each hand tile's reader boxes in `truth_tiles` order, the boxes
+    the reading's groups took)."""
+    boxes = np.array([t.box for t in reading.tiles], np.float64).reshape(-1, 4)
+    owner = box_owners(truth_tiles, boxes)
+    boxes_of = {k: [i for i in range(len(boxes)) if owner[i] == k] for k, t in enumerate(truth_tiles) if t["in_hand"]}
+    return owner, boxes_of, {i for g in reading.groups for i in g.tiles}
+
+
 TILE_COUNTS = ("n", "boxed", "taken", "right")
 
 
-def tile_counts(truth_tiles: Sequence[dict], reading, which: Sequence[bool] | None = None) -> dict[str, int]:
-    """How far the reader got with each hand tile of one photo, as counts over the hand tiles (`which`: only
-    the hand tiles flagged True, in `truth_tiles` order of the hand tiles): `boxed`, a reader box stands for it
-    (`box_owners`: the whole reader's tile recall, second looks included, not the detector's first pass);
-    `taken`, exactly one of its boxes is in the hand; `right`, that box also reads the tile's class."""
-    boxes = np.array([t.box for t in reading.tiles], np.float64).reshape(-1, 4)
-    used = {i for g in reading.groups for i in g.tiles}
-    owner = box_owners(truth_tiles, boxes)
-    hand = [k for k, t in enumerate(truth_tiles) if t["in_hand"]]
-    if which is not None:
-        hand = [k for k, keep in zip(hand, which, strict=True) if keep]
-    out = dict.fromkeys(TILE_COUNTS, 0)
-    for k in hand:
-        mine = [i for i in range(len(boxes)) if owner[i] == k]
+def hand_tile_states(truth_tiles: Sequence[dict], reading) -> list[tuple[bool, bool, bool]]:
+    """How far the reader got with each hand tile of one photo (hand tiles in `truth_tiles` order): (boxed, a
+    reader box stands for it — `box_owners`: the whole reader's tile recall, second looks included, not the
+    detector's first pass; taken, exactly one of its boxes is in the hand; right, that box also reads its class)."""
+    _, boxes_of, used = _paired(truth_tiles, reading)
+    out = []
+    for k, mine in boxes_of.items():
         taken = [i for i in mine if i in used]
-        out["n"] += 1
-        out["boxed"] += bool(mine)
-        out["taken"] += len(taken) == 1
-        out["right"] += len(taken) == 1 and reading.tiles[taken[0]].label == truth_tiles[k]["cls"]
+        once = len(taken) == 1
+        out.append((bool(mine), once, once and reading.tiles[taken[0]].label == truth_tiles[k]["cls"]))
     return out
+
+
+def tile_counts(states: Sequence[tuple[bool, bool, bool]], which: Sequence[bool] | None = None) -> dict[str, int]:
+    """`hand_tile_states` as counts (`TILE_COUNTS`), over the hand tiles flagged True in `which` (all when None)."""
+    if which is not None:
+        states = [st for st, keep in zip(states, which, strict=True) if keep]
+    return {"n": len(states), **{key: sum(st[j] for st in states) for j, key in enumerate(TILE_COUNTS[1:])}}

@@ -342,6 +342,13 @@ def hand_frame(tiles: list[dict]):
                  (float(cs[:, 0].mean()), float(cs[:, 1].mean())))
 
 
+def frame_box(frame, tile: dict) -> np.ndarray:
+    """The box (x0, y0, x1, y1) of a labelled tile's visible pixels (its hull, else its face quad) in `frame`:
+    the box a detector draws once the reader has turned the photo into that frame."""
+    q = frame.to_frame(np.array(tile.get("hull") or tile["quad"], float))
+    return np.array([*q.min(0), *q.max(0)])
+
+
 def _own_frame(tile: dict):
     """A frame in which this tile's printed face stands upright (for tiles outside the hand)."""
     from vision.recognize import Frame
@@ -402,9 +409,7 @@ def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_
         own = not t["in_hand"] or frame is None
         fr = _own_frame(t) if own else frame
         sideways = False if own else bool(t["sideways"])
-        pts = np.array(t.get("hull") or t["quad"], float)
-        q = fr.to_frame(pts)
-        fb = np.array([*q.min(0), *q.max(0)])
+        fb = frame_box(fr, t)
         long_px = float(max(fb[2] - fb[0], fb[3] - fb[1]))
         if long_px < min_px:
             continue

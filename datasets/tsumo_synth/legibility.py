@@ -32,7 +32,6 @@ MIN_INK = 30.0
 LEGIBLE_RULE = (f"visible share ≥ {MIN_VISIBLE}, box ≥ {MIN_LONG_PX:.0f} px on its long side and, for a face-up "
                 f"tile that is not a white dragon, face-ink contrast ≥ {MIN_INK:.0f} grey levels")
 INK_FILE = "ink.jsonl"
-JPEG_QUALITY = 92  # photos.write_dataset's
 
 
 def legible(label: str, visible: float, long_px: float, ink: float | None) -> bool | None:
@@ -49,20 +48,16 @@ def hand_tile_flags(tiles: list[dict], ink: list[float] | None) -> list[bool | N
     """`legible` for each hand tile of a photo's labels (`tiles` and its `ink`, both in labels order; hand
     tiles in labels order), the size measured as `crops.photo_tile_crops` measures it: the long side of the
     tile's visible pixels in the hand's frame (the reader levels the row before it cuts the tiles)."""
-    import numpy as np
-
-    from .crops import hand_frame
+    from .crops import frame_box, hand_frame
 
     order = sorted((t for t in tiles if t["in_hand"]), key=lambda t: t["index"])
     frame = hand_frame(order) if order else None
     ink = ink if ink is not None else [None] * len(tiles)
     out = []
     for t, k in zip(tiles, ink, strict=True):
-        if not t["in_hand"]:
-            continue
-        q = frame.to_frame(np.array(t.get("hull") or t["quad"], float))
-        long_px = float(max(*(q.max(0) - q.min(0))))
-        out.append(legible(t["cls"], t["visible"], long_px, k))
+        if t["in_hand"]:
+            fb = frame_box(frame, t)
+            out.append(legible(t["cls"], t["visible"], float(max(fb[2] - fb[0], fb[3] - fb[1])), k))
     return out
 
 
@@ -78,7 +73,7 @@ def load_ink(set_dir: Path) -> dict[str, list[float]] | None:
 def measure_set(set_dir: Path, *, shared: Path | None = None, quiet: bool = False) -> Path:
     """Write `ink.jsonl` for a `tsumo_synth.photos` set. Raises if a re-rendered photo is not the stored one
     (the set was written by another renderer version: its ink would describe other pixels)."""
-    from .photos import PRESETS, face_source, render_one
+    from .photos import JPEG_QUALITY, PRESETS, face_source, render_one
     from .scene import SHARED_DIR
 
     set_dir = Path(set_dir)

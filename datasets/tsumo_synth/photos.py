@@ -27,6 +27,7 @@ from .scene import SHARED_DIR, FacePool, SceneOptions, default_face_source, rend
 
 RECIPE_VERSION = 4  # bump when the renderer changes what a seed produces
 SIZES = [(640, 480), (640, 480), (480, 640), (640, 360), (640, 640), (576, 432)]
+JPEG_QUALITY = 92  # of the stored photos (what the renderer's own JPEG step left, saved once more)
 
 # Named recipes for a set's photos. "default" is what every existing set (and the oracle test set,
 # audit footage, tests) was rendered with; never change it. "close": the camera nearer the hand
@@ -235,7 +236,7 @@ def _work(args) -> list[dict]:
         # an image without its boxes (that would teach it the tiles are background)
         lab_path.write_text("\n".join(yolo_lines(labels)) + "\n")
         tmp = img_path.with_name(img_path.stem + ".tmp.jpg")
-        cv2.imwrite(str(tmp), cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 92])
+        cv2.imwrite(str(tmp), cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
         os.replace(tmp, img_path)
         row = {"image": f"images/{split}/{name}.jpg", "split": split, **labels.to_json()}
         meta_path.write_text(json.dumps(row))  # last: marks photo i as done

@@ -96,12 +96,12 @@ def test_tile_counts_follow_each_hand_tile_through_the_reader():
     """1m has no box; 2m is boxed twice and both boxes are in the hand (not taken once); 3m is taken but misread;
     the wall tile is no hand tile. With only 3m selected, only 3m counts."""
     tiles = [tile(TRUTH[1]["box"], "2m"), tile([20, 100, 32, 130], "2m"), tile(TRUTH[2]["box"], "4m")]
-    r = reading(tiles, [0, 1, 2])
-    assert miss_causes.tile_counts(TRUTH, r) == {"n": 3, "boxed": 2, "taken": 1, "right": 0}
-    assert miss_causes.tile_counts(TRUTH, r, [False, False, True]) == {"n": 1, "boxed": 1, "taken": 1, "right": 0}
+    states = miss_causes.hand_tile_states(TRUTH, reading(tiles, [0, 1, 2]))
+    assert miss_causes.tile_counts(states) == {"n": 3, "boxed": 2, "taken": 1, "right": 0}
+    assert miss_causes.tile_counts(states, [False, False, True]) == {"n": 1, "boxed": 1, "taken": 1, "right": 0}
     right = hand_tiles()
-    assert miss_causes.tile_counts(TRUTH, reading(right, [0, 1, 2])) == {"n": 3, "boxed": 3, "taken": 3, "right": 3}
+    assert miss_causes.tile_counts(miss_causes.hand_tile_states(TRUTH, reading(right, [0, 1, 2]))) == {"n": 3, "boxed": 3, "taken": 3, "right": 3}
     # boxed but left out of the hand
-    assert miss_causes.tile_counts(TRUTH, reading(right, [0, 1])) == {"n": 3, "boxed": 3, "taken": 2, "right": 2}
+    assert miss_causes.tile_counts(miss_causes.hand_tile_states(TRUTH, reading(right, [0, 1]))) == {"n": 3, "boxed": 3, "taken": 2, "right": 2}
     with pytest.raises(ValueError):  # the flags must cover every hand tile
-        miss_causes.tile_counts(TRUTH, r, [True])
+        miss_causes.tile_counts(states, [True])
