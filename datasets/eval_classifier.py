@@ -179,12 +179,18 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
     return crops, entries
 
 
+def reads_boxes(clf: TileClassifier) -> bool:
+    """Does the classifier read differently from the box than from the crop (test-time augmentation or the
+    man-numeral second look, `TileClassifier.classify_boxes`)?"""
+    return clf.tta_below is not None or getattr(clf, "numeral", None) is not None
+
+
 def classify_as_reader(clf: TileClassifier, crops: list[np.ndarray], entries: list[dict], *,
                        keep_patch: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(probs, flips) of `photo_crops` output read as the reader reads it: with the classifier's test-time
     augmentation (`TileClassifier.classify_boxes`, which needs the entries' "patch" and "box") when it has
     one. The patches are dropped from the entries unless `keep_patch` (they are large)."""
-    if clf.tta_below is None:
+    if not reads_boxes(clf):
         return classify_all(clf, crops)
     take = (lambda e, k: e[k]) if keep_patch else (lambda e, k: e.pop(k))
     probs, flips = [], []
@@ -200,7 +206,7 @@ def classify_as_reader(clf: TileClassifier, crops: list[np.ndarray], entries: li
 def _classify_photo_tiles(clf: TileClassifier, set_dir: Path, *, limit: int | None = None, offset=None):
     """(probs, flips, entries) of a photo set's hand tiles, read as the reader reads them (`classify_as_reader`)."""
     crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit, offset=offset,
-                                 keep_patch=clf.tta_below is not None)
+                                 keep_patch=reads_boxes(clf))
     return (*classify_as_reader(clf, crops, entries), entries)
 
 
@@ -243,6 +249,10 @@ def eval_photos(clf: TileClassifier, set_dir: Path, *, limit: int | None = None)
     sw = [i for i, e in enumerate(entries) if e["sideways"]]
     res["sideways"] = {"n": len(sw), "acc": sum(truth[i] == pred[i] for i in sw) / max(len(sw), 1)}
     res["by_size"] = by_size([e["long_px"] for e in entries], truth, pred)
+    man = [i for i, t in enumerate(truth) if t[-1] == "m"]
+    res["man_errors"] = {"all": sum(truth[i] != pred[i] for i in man),
+                         "legible": sum(truth[i] != pred[i] for i in man if entries[i]["legible"]),
+                         "n": len(man)}
     res["errors_list"] = [f"{e['image']}: {t}→{p} (sideways={e['sideways']}, {e['long_px']:.0f}px, vis {e['visible']:.2f})"
                           for e, t, p in zip(entries, truth, pred) if t != p]
     return res
@@ -295,8 +305,15 @@ def real_dev_crops(size: int, margin: float, boxes_path: Path = REAL_DEV_BOXES) 
 
 
 def eval_real_dev(clf: TileClassifier) -> dict:
+    from vision.io import load_image
+
     crops, entries = real_dev_crops(clf.imgsz, clf.margin)
-    probs, flips = classify_all(clf, crops)
+    if reads_boxes(clf):  # as the reader reads them: from the photo and the box
+        images = {e["image"]: load_image(SHARED / "data" / "real-dev" / e["image"]) for e in entries}
+        probs, flips = clf.classify_boxes([images[e["image"]] for e in entries], [e["box"] for e in entries],
+                                          [e["sideways"] for e in entries])
+    else:
+        probs, flips = classify_all(clf, crops)
     truth = [e["label"] for e in entries]
     pred = [TILE_CLASSES[i] for i in probs.argmax(1)]
     res = _summary(truth, pred, [e["flipped"] for e in entries], [bool(f[1] > f[0]) for f in flips])
@@ -399,6 +416,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tta", default="model", metavar="BELOW",
                     help="test-time augmentation of the photo sets: re-read tiles whose top probability is under "
                          "BELOW from shifted boxes ('model': as the model records, 'off': never)")
+    ap.add_argument("--numeral", default="model", metavar="PATH",
+                    help="man-numeral second look: 'model' (the file the model's metadata names, if any), 'off', "
+                         "or a specialist ONNX")
+    ap.add_argument("--numeral-below", type=float, default=None, help="gate: top-1 probability under this")
+    ap.add_argument("--numeral-alpha", type=float, default=None, help="exponent of the specialist's probabilities")
+    ap.add_argument("--numeral-mode", default=None, help="combination: man | product")
     ap.add_argument("--no-real-dev", action="store_true")
     ap.add_argument("--chinese", default="test", help="Chinese split to measure, or 'none'")
     ap.add_argument("--workers", type=int, default=2)
@@ -414,9 +437,15 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print(f"eval_classifier: error: --tta takes a probability, 'model' or 'off', got {args.tta!r}", file=sys.stderr)
         return 2
-    clf = TileClassifier(args.model, threads=args.threads, tta_below=tta)
+    numeral = {"model": "model", "off": None}.get(args.numeral, args.numeral)
+    clf = TileClassifier(args.model, threads=args.threads, tta_below=tta, numeral=numeral,
+                         numeral_below=args.numeral_below, numeral_alpha=args.numeral_alpha,
+                         numeral_mode=args.numeral_mode)
     results: dict = {"model": str(args.model), "size_mb": round(args.model.stat().st_size / 1e6, 2), "imgsz": clf.imgsz,
-                     "tta_below": clf.tta_below}
+                     "tta_below": clf.tta_below,
+                     "numeral": None if clf.numeral is None else {
+                         "model": str(clf.numeral.path), "below": clf.numeral_below, "alpha": clf.numeral_alpha,
+                         "mode": clf.numeral_mode}}
     photo_sets = [p for p in args.photos if (p / "labels.jsonl").is_file()]
     for p in args.photos:
         if p not in photo_sets:

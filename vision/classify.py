@@ -34,8 +34,9 @@ FLIP_SUFFIX = "@180"
 
 
 def crop_tile(image_rgb: np.ndarray, box_xyxy: Sequence[float], sideways: bool, flip: bool = False, *,
-              size: int = INPUT_SIZE, margin: float = CROP_MARGIN) -> np.ndarray:
-    """The model's input for one tile: size×size×3 uint8 RGB (see the module docstring)."""
+              size: int = INPUT_SIZE, margin: float = CROP_MARGIN, out_hw: tuple[int, int] | None = None) -> np.ndarray:
+    """The model's input for one tile: size×size×3 uint8 RGB (see the module docstring); `out_hw`
+    (rows, cols) resamples to that shape instead of the square."""
     if image_rgb.ndim != 3 or image_rgb.shape[2] != 3:
         raise ValueError(f"crop_tile expects an H×W×3 RGB image, got shape {image_rgb.shape}")
     x1, y1, x2, y2 = (float(v) for v in box_xyxy)
@@ -44,7 +45,7 @@ def crop_tile(image_rgb: np.ndarray, box_xyxy: Sequence[float], sideways: bool, 
     bw, bh = x2 - x1, y2 - y1
     x1, x2 = x1 - margin * bw, x2 + margin * bw
     y1, y2 = y1 - margin * bh, y2 + margin * bh
-    out_w, out_h = (size, size)
+    out_h, out_w = (size, size) if out_hw is None else (int(out_hw[0]), int(out_hw[1]))
     # Map the (sub-pixel) box straight onto the output: one resampling, replicate outside the photo.
     # Going through an intermediate patch of the box's own size keeps area-averaging when shrinking.
     pw, ph = max(int(round(x2 - x1)), 1), max(int(round(y2 - y1)), 1)
@@ -57,6 +58,42 @@ def crop_tile(image_rgb: np.ndarray, box_xyxy: Sequence[float], sideways: bool, 
         patch = cv2.rotate(patch, cv2.ROTATE_180)
     shrink = patch.shape[0] > out_h or patch.shape[1] > out_w
     return cv2.resize(patch, (out_w, out_h), interpolation=cv2.INTER_AREA if shrink else cv2.INTER_LINEAR)
+
+
+# Man-numeral second look (session 16): the numeral is the top ~45 % of a man tile's face, but where the face
+# sits in the box varies: a lying tile's face starts at the box top (its side strip below), a standing hand
+# tile's face starts 22-56 % down the box (its top surface above; tune9 hand tiles, 5-95 %). The cut keeps,
+# along the upright tile's long axis, from NUMERAL_MARGIN above the box to NUMERAL_KEEP of the box below its
+# top (the bottom of the 萬 is left out), and across the tile NUMERAL_MARGIN beyond each side; resampled to
+# NUMERAL_HW (rows, cols): more rows per tile than the main model's 64×64 square of the whole tile + 10 %.
+NUMERAL_MARGIN = 0.06
+NUMERAL_KEEP = 0.85
+NUMERAL_HW = (56, 48)
+# The specialist's classes: the man digits 1..9 (a red 5m is a 5; the colour stays the main model's call)
+# and "other" (not a man tile).
+NUMERAL_CLASSES = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "other")
+
+
+def numeral_box(box_xyxy: Sequence[float], sideways: bool, flip: bool, *, margin: float = NUMERAL_MARGIN,
+                keep: float = NUMERAL_KEEP) -> tuple[float, float, float, float]:
+    """The part of a tile's box (before `crop_tile`'s turns) that ends up as the top `keep` of the upright
+    tile, with `margin` around it (not beyond the bottom). `crop_tile` turns a sideways cut clockwise (its
+    left side becomes the top) and `flip` turns it 180° more."""
+    x1, y1, x2, y2 = (float(v) for v in box_xyxy)
+    w, h = x2 - x1, y2 - y1
+    if sideways:  # long axis horizontal; the top is the left side (right side when flipped)
+        y1, y2 = y1 - margin * h, y2 + margin * h
+        return (x2 - keep * w, y1, x2 + margin * w, y2) if flip else (x1 - margin * w, y1, x1 + keep * w, y2)
+    x1, x2 = x1 - margin * w, x2 + margin * w
+    return (x1, y2 - keep * h, x2, y2 + margin * h) if flip else (x1, y1 - margin * h, x2, y1 + keep * h)
+
+
+def numeral_crop(image_rgb: np.ndarray, box_xyxy: Sequence[float], sideways: bool, flip: bool = False, *,
+                 hw: tuple[int, int] = NUMERAL_HW, margin: float = NUMERAL_MARGIN,
+                 keep: float = NUMERAL_KEEP) -> np.ndarray:
+    """The man-numeral specialist's input: the top of the upright tile (`numeral_box`), hw[0]×hw[1]×3 RGB."""
+    return crop_tile(image_rgb, numeral_box(box_xyxy, sideways, flip, margin=margin, keep=keep), sideways, flip,
+                     margin=0.0, out_hw=hw)
 
 
 # Test-time augmentation (`TileClassifier.classify_boxes`): the box moved by this share of its
@@ -98,14 +135,96 @@ def fold_outputs(p: np.ndarray, names: Sequence[str]) -> tuple[np.ndarray, np.nd
     return probs, flip
 
 
+MAN_LABELS = tuple(f"{d}m" for d in range(1, 10)) + ("0m",)
+MAN_INDEX = np.array([CLASS_INDEX[c] for c in MAN_LABELS])
+MAN_DIGIT_COLUMN = np.array(list(range(9)) + [4])   # specialist column of each MAN_LABELS entry (0m reads as 5)
+NUMERAL_MODES = ("man", "product")
+
+
+def _is_man(idx: np.ndarray) -> np.ndarray:
+    return np.isin(idx, MAN_INDEX)
+
+
+def numeral_gate(probs: np.ndarray, below: float) -> np.ndarray:
+    """Tiles that get the man-numeral second look: the main read's top-1 or top-2 is a man tile and its
+    top-1 probability is under `below`."""
+    if len(probs) == 0:
+        return np.zeros(0, int)
+    order = np.argsort(-probs, axis=1)[:, :2]
+    manish = _is_man(order[:, 0]) | _is_man(order[:, 1])
+    return np.flatnonzero(manish & (probs.max(1) < below))
+
+
+def combine_numeral(probs: np.ndarray, q: np.ndarray, *, alpha: float = 1.0, mode: str = "man") -> np.ndarray:
+    """Main probs N×38 and the specialist's N×10 (`NUMERAL_CLASSES`) → combined probs N×38.
+    "man": the man tiles' share of the main read is kept and split again ∝ p_main(km) · q(k)^alpha (red 5m
+    with q(5)); other tiles untouched. "product": every class ∝ p_main · q^alpha (non-man tiles with
+    q("other")), renormalised."""
+    probs = probs.astype(np.float64, copy=True)
+    qa = np.power(np.maximum(q.astype(np.float64), 1e-9), alpha)
+    man = probs[:, MAN_INDEX] * qa[:, MAN_DIGIT_COLUMN]
+    if mode == "man":
+        mass = probs[:, MAN_INDEX].sum(1, keepdims=True)
+        probs[:, MAN_INDEX] = mass * man / np.maximum(man.sum(1, keepdims=True), 1e-30)
+    elif mode == "product":
+        non = np.ones(probs.shape[1], bool)
+        non[MAN_INDEX] = False
+        probs[:, non] *= qa[:, [len(NUMERAL_CLASSES) - 1]]
+        probs[:, MAN_INDEX] = man
+        probs /= np.maximum(probs.sum(1, keepdims=True), 1e-30)
+    else:
+        raise ValueError(f"numeral mode must be one of {NUMERAL_MODES}, got {mode!r}")
+    return probs.astype(np.float32)
+
+
+class NumeralReader:
+    """The man-numeral specialist (ONNX, `datasets/train_numeral.py`): `numeral_crop`s → N×10 probabilities."""
+
+    def __init__(self, path: str | Path, threads: int = 2):
+        import onnxruntime as ort
+
+        path = Path(path)
+        if not path.is_file():
+            raise FileNotFoundError(f"man-numeral model not found: {path}")
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = max(1, int(threads))
+        opts.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        meta = self.session.get_modelmeta().custom_metadata_map
+        self.input_name = self.session.get_inputs()[0].name
+        self.hw = tuple(json.loads(meta["tsumo_numeral_hw"])) if meta.get("tsumo_numeral_hw") else NUMERAL_HW
+        self.margin = float(meta.get("tsumo_numeral_margin", NUMERAL_MARGIN))
+        self.keep = float(meta.get("tsumo_numeral_keep", NUMERAL_KEEP))
+        classes = json.loads(meta["tsumo_numeral_classes"]) if meta.get("tsumo_numeral_classes") else NUMERAL_CLASSES
+        if tuple(classes) != NUMERAL_CLASSES:
+            raise ValueError(f"{path}: numeral classes {classes} are not {NUMERAL_CLASSES}")
+        self.path = path
+
+    def crop(self, image_rgb: np.ndarray, box_xyxy: Sequence[float], sideways: bool, flip: bool) -> np.ndarray:
+        return numeral_crop(image_rgb, box_xyxy, sideways, flip, hw=self.hw, margin=self.margin, keep=self.keep)
+
+    def predict(self, crops: Sequence[np.ndarray]) -> np.ndarray:
+        if len(crops) == 0:
+            return np.zeros((0, len(NUMERAL_CLASSES)), np.float32)
+        batch = np.stack([np.asarray(c) for c in crops]).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        (p,) = self.session.run(None, {self.input_name: np.ascontiguousarray(batch)})[:1]
+        return np.asarray(p, np.float32)
+
+
 class TileClassifier:
     """The ONNX crop classifier on onnxruntime (no torch). Load once, pass the object around."""
 
     def __init__(self, path: str | Path = DEFAULT_MODEL, threads: int = 2, *,
-                 tta_below: float | None | str = "model", tta_shift: float = TTA_SHIFT):
+                 tta_below: float | None | str = "model", tta_shift: float = TTA_SHIFT,
+                 numeral: str | Path | None = "model", numeral_below: float | None = None,
+                 numeral_alpha: float | None = None, numeral_mode: str | None = None):
         """`tta_below`: tiles whose top probability is under this are read again from box-shifted
         crops and the reads averaged (`classify_boxes`); "model" takes the value recorded in the
-        model (`tsumo_tta_below`, absent = off), None turns it off."""
+        model (`tsumo_tta_below`, absent = off), None turns it off.
+        `numeral`: the man-numeral specialist for a second look at unsure man reads (`classify_boxes`);
+        "model" loads the file the model's metadata names (`tsumo_numeral_model`, a file beside the model;
+        absent = off), None turns it off, a path loads that file. Its gate and combination come from the
+        metadata (`tsumo_numeral_below`, `_alpha`, `_mode`) unless given here."""
         import onnxruntime as ort
 
         path = Path(path)
@@ -116,6 +235,18 @@ class TileClassifier:
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
         meta = self.session.get_modelmeta().custom_metadata_map
+        if numeral == "model":
+            numeral = path.parent / meta["tsumo_numeral_model"] if meta.get("tsumo_numeral_model") else None
+            if numeral is not None and not numeral.is_file():
+                numeral = None  # the companion file is optional: without it the model reads alone
+        self.numeral: NumeralReader | None = None if numeral is None else NumeralReader(numeral, threads)
+        self.numeral_below = float(numeral_below if numeral_below is not None
+                                   else meta.get("tsumo_numeral_below", 1.0))
+        self.numeral_alpha = float(numeral_alpha if numeral_alpha is not None
+                                   else meta.get("tsumo_numeral_alpha", 1.0))
+        self.numeral_mode = str(numeral_mode or meta.get("tsumo_numeral_mode", "man"))
+        if self.numeral_mode not in NUMERAL_MODES:
+            raise ValueError(f"numeral mode must be one of {NUMERAL_MODES}, got {self.numeral_mode!r}")
         self.input_name = self.session.get_inputs()[0].name
         shape = self.session.get_inputs()[0].shape
         self.imgsz = int(meta.get("tsumo_imgsz", shape[-1] if isinstance(shape[-1], int) else INPUT_SIZE))
@@ -152,7 +283,29 @@ class TileClassifier:
                                           for i in unsure for o in shifts])
                 extra = extra.reshape(len(unsure), len(shifts), -1)
                 raw[unsure] = (raw[unsure] + extra.sum(1)) / (1 + len(shifts))
-        return fold_outputs(raw, self.names)
+        probs, flip = fold_outputs(raw, self.names)
+        if self.numeral is not None:
+            probs = self.second_look(images, boxes, sideways, probs, flip)
+        return probs, flip
+
+    def numeral_probs(self, images: Sequence[np.ndarray], boxes: Sequence[Sequence[float]],
+                      sideways: Sequence[bool], flip: np.ndarray, idx: Sequence[int]) -> np.ndarray:
+        """The specialist's N×10 read of tiles `idx`, each cut upright by the main read's flip."""
+        assert self.numeral is not None
+        return self.numeral.predict([self.numeral.crop(images[i], boxes[i], bool(sideways[i]),
+                                                       bool(flip[i, 1] > flip[i, 0])) for i in idx])
+
+    def second_look(self, images: Sequence[np.ndarray], boxes: Sequence[Sequence[float]], sideways: Sequence[bool],
+                    probs: np.ndarray, flip: np.ndarray) -> np.ndarray:
+        """Man-numeral second look: the gated tiles (`numeral_gate`) read again by the specialist from the
+        top of the upright tile and combined with the main read (`combine_numeral`). One ONNX call."""
+        idx = numeral_gate(probs, self.numeral_below)
+        if len(idx) == 0:
+            return probs
+        probs = probs.copy()
+        q = self.numeral_probs(images, boxes, sideways, flip, idx)
+        probs[idx] = combine_numeral(probs[idx], q, alpha=self.numeral_alpha, mode=self.numeral_mode)
+        return probs
 
     def classify_tiles(self, image: np.ndarray, frame, frame_boxes: np.ndarray,
                        sideways: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

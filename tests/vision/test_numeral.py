@@ -1,0 +1,168 @@
+"""The man-numeral second look (session 16): the cut, the gate, the combination, the companion file."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.classes import CLASS_INDEX, TILE_CLASSES
+from vision.classify import (MAN_INDEX, NUMERAL_CLASSES, TileClassifier, combine_numeral, crop_tile, numeral_box,
+                             numeral_crop, numeral_gate)
+
+MODEL = Path(__file__).resolve().parents[2] / "models" / "tile_classifier.onnx"
+
+
+def _smooth_image(seed=0):
+    rng = np.random.default_rng(seed)
+    return cv2.resize(rng.integers(0, 255, (20, 20, 3)).astype(np.uint8), (200, 200), interpolation=cv2.INTER_LINEAR)
+
+
+@pytest.mark.parametrize("sideways", [False, True])
+@pytest.mark.parametrize("flip", [False, True])
+def test_numeral_crop_is_the_top_of_the_upright_tile(sideways, flip):
+    img = _smooth_image()
+    box = (50, 40, 90, 100)
+    whole = crop_tile(img, box, sideways, flip, size=100, margin=0.0)
+    top = numeral_crop(img, box, sideways, flip, hw=(50, 100), margin=0.0, keep=0.5)
+    assert top.shape == (50, 100, 3)
+    assert np.abs(whole[:50].astype(int) - top).mean() < 1.0      # the upper half of the upright tile ...
+    assert np.abs(whole[50:].astype(int) - top).mean() > 20.0     # ... not the lower one
+
+
+def test_numeral_box_keeps_a_margin_above_and_beside_but_not_below():
+    x1, y1, x2, y2 = numeral_box((0, 0, 100, 200), False, False, margin=0.1, keep=0.8)
+    assert (x1, y1, x2, y2) == pytest.approx((-10, -20, 110, 160))
+    # turned 180°: the top of the upright tile is the bottom of the box
+    assert numeral_box((0, 0, 100, 200), False, True, margin=0.1, keep=0.8) == pytest.approx((-10, 40, 110, 220))
+    # sideways (turned clockwise): the top is the box's left side
+    assert numeral_box((0, 0, 200, 100), True, False, margin=0.1, keep=0.8) == pytest.approx((-20, -10, 160, 110))
+
+
+def _probs(**mass):
+    p = np.full((1, len(TILE_CLASSES)), 1e-4, np.float32)
+    for k, v in mass.items():
+        p[0, CLASS_INDEX[k]] = v
+    return p / p.sum()
+
+
+def test_gate_takes_unsure_reads_with_a_man_tile_in_the_top_two():
+    # man top-1 unsure / man only second / sure / no man in the top two
+    p = np.concatenate([_probs(**{"3m": 0.6, "5m": 0.3}), _probs(**{"5p": 0.5, "5m": 0.4}),
+                        _probs(**{"3m": 0.97}), _probs(**{"5p": 0.6, "5s": 0.3})])
+    assert list(numeral_gate(p, 0.9)) == [0, 1]
+    assert list(numeral_gate(p, 1.01)) == [0, 1, 2]
+    assert list(numeral_gate(p[:0], 0.9)) == []
+
+
+def test_man_mode_moves_mass_between_man_tiles_only():
+    p = _probs(**{"3m": 0.5, "5m": 0.3, "5p": 0.15})
+    q = np.zeros((1, 10), np.float32)
+    q[0, 4] = 0.9   # the specialist reads a 5
+    q[0, 2] = 0.05
+    q[0, 9] = 0.05
+    out = combine_numeral(p, q, alpha=1.0, mode="man")
+    assert TILE_CLASSES[out.argmax()] == "5m"
+    assert out[0, MAN_INDEX].sum() == pytest.approx(p[0, MAN_INDEX].sum(), rel=1e-5)
+    non = np.setdiff1d(np.arange(len(TILE_CLASSES)), MAN_INDEX)
+    np.testing.assert_allclose(out[0, non], p[0, non], rtol=1e-5)
+    # the red five takes the specialist's 5 as the plain five does; its share against 5m stays the main model's
+    p2 = _probs(**{"3m": 0.5, "5m": 0.1, "0m": 0.3})
+    out2 = combine_numeral(p2, q, mode="man")
+    assert TILE_CLASSES[out2.argmax()] == "0m"
+    assert out2[0, CLASS_INDEX["0m"]] / out2[0, CLASS_INDEX["5m"]] == pytest.approx(3.0, rel=1e-4)
+
+
+def test_product_mode_lets_the_specialist_say_not_man():
+    p = _probs(**{"3m": 0.45, "5p": 0.4})
+    q = np.full((1, 10), 0.01, np.float32)
+    q[0, 9] = 0.91
+    out = combine_numeral(p, q, alpha=1.0, mode="product")
+    assert out.sum() == pytest.approx(1.0, abs=1e-5)
+    assert TILE_CLASSES[out.argmax()] == "5p"
+    assert TILE_CLASSES[combine_numeral(p, q, mode="man").argmax()] == "3m"   # man mode cannot do that
+    with pytest.raises(ValueError):
+        combine_numeral(p, q, mode="nope")
+
+
+class _FixedReader:
+    """Stands in for the specialist: reads every crop as `digit`, records the crops it was given."""
+
+    def __init__(self, digit):
+        self.q = np.zeros(len(NUMERAL_CLASSES), np.float32)
+        self.q[digit - 1] = 1.0
+        self.seen = []
+
+    def crop(self, image, box, sideways, flip):
+        return numeral_crop(image, box, sideways, flip)
+
+    def predict(self, crops):
+        self.seen.append(len(crops))
+        return np.tile(self.q, (len(crops), 1))
+
+
+def test_classify_boxes_second_look_changes_only_gated_tiles(monkeypatch):
+    import vision.classify as vc
+
+    clf = TileClassifier(MODEL, threads=1, numeral=None)
+    rng = np.random.default_rng(1)
+    images = [rng.integers(0, 255, (90, 80, 3), dtype=np.uint8) for _ in range(6)]
+    boxes = [(20, 15, 60, 75)] * 6
+    side = [False] * 6
+    plain, flip = clf.classify_boxes(images, boxes, side)
+    clf.numeral, clf.numeral_below, clf.numeral_alpha, clf.numeral_mode = _FixedReader(7), 0.8, 1.0, "man"
+    asked = []
+    # noise crops are rarely read as man tiles: the gate (tested above) is replaced by a fixed choice
+    monkeypatch.setattr(vc, "numeral_gate", lambda p, below: asked.append(below) or np.array([0, 2, 5]))
+    probs, flip2 = clf.classify_boxes(images, boxes, side)
+    np.testing.assert_array_equal(flip, flip2)
+    gated = {0, 2, 5}
+    assert asked == [0.8] and clf.numeral.seen == [3]
+    for i in range(6):
+        if i in gated:
+            assert probs[i, CLASS_INDEX["7m"]] > plain[i, CLASS_INDEX["7m"]]
+            assert MAN_INDEX[probs[i, MAN_INDEX].argmax()] == CLASS_INDEX["7m"]   # the man share went to 7m
+            assert probs[i, MAN_INDEX].sum() == pytest.approx(plain[i, MAN_INDEX].sum(), rel=1e-4, abs=1e-6)
+        else:
+            np.testing.assert_array_equal(probs[i], plain[i])
+
+
+def test_companion_file_named_in_the_metadata_is_loaded_when_present(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    # a stand-in specialist: global average of the input → a fixed 10-way softmax through a tiny graph
+    inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["n", 3, 56, 48])
+    out = helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["n", 10])
+    w = helper.make_tensor("w", TensorProto.FLOAT, [3, 10], np.zeros((3, 10), np.float32).ravel().tolist())
+    b = helper.make_tensor("b", TensorProto.FLOAT, [10], [0.0] * 6 + [5.0] + [0.0] * 3)   # reads "7"
+    graph = helper.make_graph([helper.make_node("GlobalAveragePool", ["images"], ["g"]),
+                               helper.make_node("Flatten", ["g"], ["f"]),
+                               helper.make_node("Gemm", ["f", "w", "b"], ["z"]),
+                               helper.make_node("Softmax", ["z"], ["probs"], axis=1)],
+                              "fake_numeral", [inp], [out], [w, b])
+    spec = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    spec.ir_version = 8
+    for k, v in {"tsumo_numeral_classes": json.dumps(list(NUMERAL_CLASSES)), "tsumo_numeral_hw": "[56, 48]"}.items():
+        e = spec.metadata_props.add()
+        e.key, e.value = k, v
+    onnx.save(spec, str(tmp_path / "man_numeral.onnx"))
+    main = onnx.load(str(MODEL))
+    for k, v in {"tsumo_numeral_model": "man_numeral.onnx", "tsumo_numeral_below": "0.9",
+                 "tsumo_numeral_alpha": "2.0", "tsumo_numeral_mode": "product"}.items():
+        e = main.metadata_props.add()
+        e.key, e.value = k, v
+    onnx.save(main, str(tmp_path / "tile_classifier.onnx"))
+    clf = TileClassifier(tmp_path / "tile_classifier.onnx", threads=1)
+    assert clf.numeral is not None and clf.numeral.hw == (56, 48)
+    assert (clf.numeral_below, clf.numeral_alpha, clf.numeral_mode) == (0.9, 2.0, "product")
+    q = clf.numeral.predict([np.zeros((56, 48, 3), np.uint8)])
+    assert q.shape == (1, 10) and q[0].argmax() == 6
+    # without the companion file the model reads alone; the shipped model names none
+    (tmp_path / "man_numeral.onnx").unlink()
+    assert TileClassifier(tmp_path / "tile_classifier.onnx", threads=1).numeral is None
+    assert TileClassifier(MODEL, threads=1).numeral is None
+    shutil.rmtree(tmp_path)
