@@ -252,7 +252,12 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     stacked: dict[int, int] = {}
     kept: list[int] = []
     twice: set[int] = set()  # boxes of a tile detected twice, left out
-    for i in row_idx:
+    def stack_pair(a: int, b: int) -> bool:
+        """Could one of these two row boxes lie on the other as an added kan's pair?"""
+        return (((a in side or b in side) and _same_face(tiles[a], tiles[b], lying=True)
+                 or _both_read_lying_alike(tiles[a], tiles[b])) and _one_above_other(fb[a], fb[b], apart=0.3))
+
+    for pos, i in enumerate(row_idx):
         if kept and _duplicate(tiles[i], tiles[kept[-1]]):  # one tile boxed twice: the surer box stays
             if tiles[i].det_score > tiles[kept[-1]].det_score:
                 twice.add(kept[-1])
@@ -265,9 +270,12 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         # end tile is no kan's)
         # (one lies beyond the other, as off the row a stacked tile must: 0.3 of a height; a tile
         # beside a sideways one seen along the row overlaps it half at one level)
-        if kept and ((i in side or kept[-1] in side) and _same_face(tiles[i], tiles[kept[-1]], lying=True)
-                     or _both_read_lying_alike(tiles[i], tiles[kept[-1]])) and \
-                _one_above_other(fb[i], fb[kept[-1]], apart=0.3):
+        # (and of two row boxes it could pair with, it lies on the one it overlaps more: a kan's
+        # stacked tile seen along the row is reached before its base when it also overlaps the
+        # standing tile before the kan)
+        if kept and stack_pair(i, kept[-1]) and not (
+                pos + 1 < len(row_idx) and stack_pair(i, row_idx[pos + 1])
+                and _overlap(fb[i], fb[row_idx[pos + 1]]) > _overlap(fb[i], fb[kept[-1]])):
             lower, upper = (kept[-1], i) if fb[kept[-1]][1] > fb[i][1] else (i, kept[-1])
             kept[-1] = lower
             stacked[lower] = upper
@@ -298,9 +306,16 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         short = fb[b][3] - fb[b][1]
         best, best_d = None, None
         for t, tile in enumerate(tiles):
-            if t in in_row or t in twice or t in stacked.values() or tile.label in (None, BACK) or not (t in side or b in side):
+            if t in in_row or t in twice or t in stacked.values() or tile.label in (None, BACK):
                 continue
-            if (t in side) != (b in side):
+            if t not in side and b not in side:
+                # both looked upright (a stacked tile and its base, seen end on, can): as in the
+                # row, only when both read surely as one face from their crops turned sideways,
+                # the one off the row lying alone on the other, neither surely upright
+                if (not _both_read_lying_alike(tile, tiles[b]) or _has_neighbour(tiles, t, in_row)
+                        or _surely_upright(tile) or _surely_upright(tiles[b])):
+                    continue
+            elif (t in side) != (b in side):
                 # one looked upright: only the same tile, lying alone on it, makes them a kan's pair,
                 # and not when its shape was sure (a standing closed tile, and beyond it a discard
                 # of the same face laid sideways for riichi)
