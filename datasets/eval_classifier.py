@@ -422,6 +422,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--numeral-below", type=float, default=None, help="gate: top-1 probability under this")
     ap.add_argument("--numeral-alpha", type=float, default=None, help="exponent of the specialist's probabilities")
     ap.add_argument("--numeral-mode", default=None, help="combination: man | product")
+    ap.add_argument("--numeral-shift", type=float, default=None, help="specialist views: box + 4 moved by this share")
     ap.add_argument("--no-real-dev", action="store_true")
     ap.add_argument("--chinese", default="test", help="Chinese split to measure, or 'none'")
     ap.add_argument("--workers", type=int, default=2)
@@ -440,12 +441,12 @@ def main(argv: list[str] | None = None) -> int:
     numeral = {"model": "model", "off": None}.get(args.numeral, args.numeral)
     clf = TileClassifier(args.model, threads=args.threads, tta_below=tta, numeral=numeral,
                          numeral_below=args.numeral_below, numeral_alpha=args.numeral_alpha,
-                         numeral_mode=args.numeral_mode)
+                         numeral_mode=args.numeral_mode, numeral_shift=args.numeral_shift)
     results: dict = {"model": str(args.model), "size_mb": round(args.model.stat().st_size / 1e6, 2), "imgsz": clf.imgsz,
                      "tta_below": clf.tta_below,
                      "numeral": None if clf.numeral is None else {
                          "model": str(clf.numeral.path), "below": clf.numeral_below, "alpha": clf.numeral_alpha,
-                         "mode": clf.numeral_mode}}
+                         "mode": clf.numeral_mode, "shift": clf.numeral_shift}}
     photo_sets = [p for p in args.photos if (p / "labels.jsonl").is_file()]
     for p in args.photos:
         if p not in photo_sets:

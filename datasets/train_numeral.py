@@ -142,6 +142,36 @@ def build_net(width: int = 16, classes: int = len(MAN_DIGIT) - 1 + 1):
     return nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1), nn.Linear(8 * w, classes))
 
 
+class MainNet:
+    """The main classifier's network (an ultralytics classify checkpoint, e.g. the shipped weights
+    `cache/classifier/runs/run13/init_from_onnx.pt`) with a new 10-way head: the specialist starts from
+    features that already read tiles of many face pools. Fully convolutional up to a global pool, so it
+    takes the numeral cut's 56×48 as it is."""
+
+    @staticmethod
+    def build(ckpt: Path, classes: int = 10):
+        import torch
+        import torch.nn as nn
+
+        ck = torch.load(ckpt, weights_only=False)
+        model = (ck.get("ema") or ck.get("model")).float()
+        model.model[-1].linear = nn.Linear(model.model[-1].linear.in_features, classes)
+        for q in model.parameters():
+            q.requires_grad = True
+
+        class Logits(nn.Module):
+            def __init__(self, m):
+                super().__init__()
+                self.m = m
+
+            def forward(self, x):
+                # ultralytics' Classify head returns logits in training and softmax (maybe in a tuple) in eval
+                y = self.m(x)
+                return y[0] if isinstance(y, (tuple, list)) else y
+
+        return Logits(model)
+
+
 class Softmaxed:
     """build_net + softmax, for export (the ONNX outputs probabilities)."""
 
@@ -172,7 +202,7 @@ def _augment(xb, rng: np.random.Generator):
 
 
 def train(data_dir: Path, out: Path, *, minutes: float, batch: int = 128, lr: float = 2e-3, width: int = 16,
-          threads: int = 1, seed: int = 0, init: Path | None = None) -> None:
+          threads: int = 1, seed: int = 0, init: Path | None = None, main_init: Path | None = None) -> None:
     import torch
     import torch.nn.functional as F
 
@@ -184,13 +214,22 @@ def train(data_dir: Path, out: Path, *, minutes: float, batch: int = 128, lr: fl
     print(f"[numeral train] {len(tr)} train crops ({(d['y'][tr] != OTHER).sum()} man), {len(va)} val", flush=True)
     x = d["x"]
     y = torch.from_numpy(d["y"])
-    net = build_net(width)
-    if init:
-        net.load_state_dict(torch.load(init)["state"])
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=5e-4)
+    if main_init:
+        net = MainNet.build(main_init)
+        head = list(net.m.model[-1].linear.parameters())
+        ids = {id(q) for q in head}
+        body = [q for q in net.parameters() if id(q) not in ids]
+        opt = torch.optim.AdamW([{"params": body, "scale": 1.0}, {"params": head, "scale": 10.0}], lr=lr,
+                                weight_decay=5e-4)
+    else:
+        net = build_net(width)
+        if init:
+            net.load_state_dict(torch.load(init)["state"])
+        opt = torch.optim.AdamW([{"params": list(net.parameters()), "scale": 1.0}], lr=lr, weight_decay=5e-4)
+    net.train()
     # time budget → steps: measure the first 20 steps, then fix a cosine schedule over the budget
     t0 = time.time()
-    step, total = 0, None
+    step = 0
     out.mkdir(parents=True, exist_ok=True)
     epoch = 0
     log = []
@@ -220,22 +259,20 @@ def train(data_dir: Path, out: Path, *, minutes: float, batch: int = 128, lr: fl
         losses = []
         for i in range(0, len(perm) - batch + 1, batch):
             idx = np.sort(perm[i:i + batch])
-            if total is None and step == 20:
-                per = (time.time() - t0) / 20
-                total = max(int(minutes * 60 / per), 21)
-                print(f"[numeral train] {per * 1000:.0f} ms/step -> {total} steps "
-                      f"({total * batch / len(tr):.2f} epochs)", flush=True)
-            t = total or 10 ** 9
-            f = min(1.0, step / 100) * 0.5 * (1 + np.cos(np.pi * min(step, t) / t))
+            # cosine over the wall-clock budget (the machine is shared: steps/min vary)
+            progress = (time.time() - t0) / (minutes * 60)
+            if step == 20:
+                print(f"[numeral train] {(time.time() - t0) / 20 * 1000:.0f} ms/step at the start", flush=True)
+            f = min(1.0, step / 100) * 0.5 * (1 + np.cos(np.pi * min(progress, 1.0)))
             for gparam in opt.param_groups:
-                gparam["lr"] = lr * max(f, 0.01)
+                gparam["lr"] = lr * gparam["scale"] * max(f, 0.01)
             loss = F.cross_entropy(net(batch_x(idx, True)), y[idx], label_smoothing=0.05)
             opt.zero_grad()
             loss.backward()
             opt.step()
             losses.append(float(loss.detach()))
             step += 1
-            if total is not None and step >= total:
+            if progress >= 1.0:
                 done = True
                 break
         acc, man_acc = evaluate()
@@ -243,9 +280,10 @@ def train(data_dir: Path, out: Path, *, minutes: float, batch: int = 128, lr: fl
                "minutes": (time.time() - t0) / 60}
         log.append(row)
         print(f"[numeral train] {json.dumps(row)}", flush=True)
-        torch.save({"state": net.state_dict(), "width": width, "row": row}, out / f"epoch{epoch}.pt")
-    torch.save({"state": net.state_dict(), "width": width, "row": log[-1], "log": log,
-                "train_crops": int(len(tr)), "steps": step, "batch": batch, "lr": lr}, out / "last.pt")
+        torch.save({"state": net.state_dict(), "width": width, "main_init": str(main_init or ""), "row": row},
+                   out / f"epoch{epoch}.pt")
+    torch.save({"state": net.state_dict(), "width": width, "main_init": str(main_init or ""), "row": log[-1],
+                "log": log, "train_crops": int(len(tr)), "steps": step, "batch": batch, "lr": lr}, out / "last.pt")
 
 
 def export(ckpt: Path, out: Path, facts: dict) -> None:
@@ -254,11 +292,20 @@ def export(ckpt: Path, out: Path, facts: dict) -> None:
 
     from vision.classify import NUMERAL_CLASSES, NUMERAL_HW, NUMERAL_KEEP, NUMERAL_MARGIN
 
-    ck = torch.load(ckpt)
-    net = build_net(ck["width"])
-    net.load_state_dict(ck["state"])
-    model = Softmaxed.wrap(net).eval()
+    ck = torch.load(ckpt, weights_only=False)
     dummy = torch.zeros(1, 3, *NUMERAL_HW)
+    if ck.get("main_init"):
+        net = MainNet.build(Path(ck["main_init"]))
+        net.load_state_dict(ck["state"])
+        net.eval()
+        with torch.no_grad():
+            y = net(torch.rand(2, 3, *NUMERAL_HW))
+        # eval mode of the ultralytics head already gives probabilities
+        model = net if torch.allclose(y.sum(1), torch.ones(2), atol=1e-4) else Softmaxed.wrap(net).eval()
+    else:
+        net = build_net(ck["width"])
+        net.load_state_dict(ck["state"])
+        model = Softmaxed.wrap(net).eval()
     torch.onnx.export(model, dummy, str(out), input_names=["images"], output_names=["probs"],
                       dynamic_axes={"images": {0: "n"}, "probs": {0: "n"}}, opset_version=17, dynamo=False)
     m = onnx.load(str(out))
@@ -272,7 +319,8 @@ def export(ckpt: Path, out: Path, facts: dict) -> None:
     print(f"[numeral export] {out} {out.stat().st_size / 1e6:.2f} MB", flush=True)
 
 
-def attach(main_model: Path, numeral: Path, out_dir: Path, *, below: float, alpha: float, mode: str) -> Path:
+def attach(main_model: Path, numeral: Path, out_dir: Path, *, below: float, alpha: float, mode: str,
+           shift: float = 0.0) -> Path:
     """out_dir/tile_classifier.onnx = `main_model` (weights unchanged) whose metadata names the specialist
     (`tsumo_numeral_model`, copied beside it) and the gate/combination (`tsumo_numeral_below/_alpha/_mode`)."""
     import shutil
@@ -287,7 +335,7 @@ def attach(main_model: Path, numeral: Path, out_dir: Path, *, below: float, alph
     m = onnx.load(str(main_model))
     props = {p.key: p.value for p in m.metadata_props}
     props.update({"tsumo_numeral_model": numeral.name, "tsumo_numeral_below": str(below),
-                  "tsumo_numeral_alpha": str(alpha), "tsumo_numeral_mode": mode})
+                  "tsumo_numeral_alpha": str(alpha), "tsumo_numeral_mode": mode, "tsumo_numeral_shift": str(shift)})
     del m.metadata_props[:]
     for k, v in props.items():
         e = m.metadata_props.add()
@@ -322,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--width", type=int, default=16)
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--init", type=Path, default=None)
+    t.add_argument("--main-init", type=Path, default=None,
+                   help="start from the main classifier's network (ultralytics checkpoint) with a new 10-way head")
     e = sub.add_parser("export")
     e.add_argument("ckpt", type=Path)
     e.add_argument("out", type=Path)
@@ -333,6 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--below", type=float, required=True)
     t.add_argument("--alpha", type=float, required=True)
     t.add_argument("--mode", required=True)
+    t.add_argument("--shift", type=float, default=0.0, help="specialist views: the box and 4 moved by this share")
     a = ap.parse_args(argv)
     if a.cmd == "render":
         if len(a.gens) != len(a.seeds):
@@ -340,9 +391,11 @@ def main(argv: list[str] | None = None) -> int:
         render_shards(a.out, a.seeds, a.gens, a.photos, pool=a.pool, shard=a.shard, jitter=a.jitter, jitter2=a.jitter2,
                       negatives=a.negatives, until=a.until)
     elif a.cmd == "train":
-        train(a.data, a.out, minutes=a.minutes, batch=a.batch, lr=a.lr, width=a.width, threads=a.threads, init=a.init)
+        train(a.data, a.out, minutes=a.minutes, batch=a.batch, lr=a.lr, width=a.width, threads=a.threads, init=a.init,
+              main_init=a.main_init)
     elif a.cmd == "attach":
-        print(attach(a.main_model, a.numeral, a.out_dir, below=a.below, alpha=a.alpha, mode=a.mode))
+        print(attach(a.main_model, a.numeral, a.out_dir, below=a.below, alpha=a.alpha, mode=a.mode,
+                     shift=a.shift))
     else:
         export(a.ckpt, a.out, json.loads(a.facts))
     return 0

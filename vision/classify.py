@@ -217,14 +217,15 @@ class TileClassifier:
     def __init__(self, path: str | Path = DEFAULT_MODEL, threads: int = 2, *,
                  tta_below: float | None | str = "model", tta_shift: float = TTA_SHIFT,
                  numeral: str | Path | None = "model", numeral_below: float | None = None,
-                 numeral_alpha: float | None = None, numeral_mode: str | None = None):
+                 numeral_alpha: float | None = None, numeral_mode: str | None = None,
+                 numeral_shift: float | None = None):
         """`tta_below`: tiles whose top probability is under this are read again from box-shifted
         crops and the reads averaged (`classify_boxes`); "model" takes the value recorded in the
         model (`tsumo_tta_below`, absent = off), None turns it off.
         `numeral`: the man-numeral specialist for a second look at unsure man reads (`classify_boxes`);
         "model" loads the file the model's metadata names (`tsumo_numeral_model`, a file beside the model;
         absent = off), None turns it off, a path loads that file. Its gate and combination come from the
-        metadata (`tsumo_numeral_below`, `_alpha`, `_mode`) unless given here."""
+        metadata (`tsumo_numeral_below`, `_alpha`, `_mode`, `_shift`) unless given here."""
         import onnxruntime as ort
 
         path = Path(path)
@@ -245,6 +246,8 @@ class TileClassifier:
         self.numeral_alpha = float(numeral_alpha if numeral_alpha is not None
                                    else meta.get("tsumo_numeral_alpha", 1.0))
         self.numeral_mode = str(numeral_mode or meta.get("tsumo_numeral_mode", "man"))
+        self.numeral_shift = float(numeral_shift if numeral_shift is not None
+                                   else meta.get("tsumo_numeral_shift", 0.0))
         if self.numeral_mode not in NUMERAL_MODES:
             raise ValueError(f"numeral mode must be one of {NUMERAL_MODES}, got {self.numeral_mode!r}")
         self.input_name = self.session.get_inputs()[0].name
@@ -290,10 +293,14 @@ class TileClassifier:
 
     def numeral_probs(self, images: Sequence[np.ndarray], boxes: Sequence[Sequence[float]],
                       sideways: Sequence[bool], flip: np.ndarray, idx: Sequence[int]) -> np.ndarray:
-        """The specialist's N×10 read of tiles `idx`, each cut upright by the main read's flip."""
+        """The specialist's N×10 read of tiles `idx`, each cut upright by the main read's flip; with
+        `numeral_shift` > 0 the mean of its reads of the box and the box moved by that share left, right,
+        up and down (the first four `tta_boxes`). One ONNX call."""
         assert self.numeral is not None
-        return self.numeral.predict([self.numeral.crop(images[i], boxes[i], bool(sideways[i]),
-                                                       bool(flip[i, 1] > flip[i, 0])) for i in idx])
+        offsets = [(0.0, 0.0, 0.0, 0.0)] + (tta_boxes(self.numeral_shift)[:4] if self.numeral_shift > 0 else [])
+        q = self.numeral.predict([self.numeral.crop(images[i], shift_box(boxes[i], o), bool(sideways[i]),
+                                                    bool(flip[i, 1] > flip[i, 0])) for i in idx for o in offsets])
+        return q.reshape(len(idx), len(offsets), -1).mean(1)
 
     def second_look(self, images: Sequence[np.ndarray], boxes: Sequence[Sequence[float]], sideways: Sequence[bool],
                     probs: np.ndarray, flip: np.ndarray) -> np.ndarray:

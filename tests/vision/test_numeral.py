@@ -130,6 +130,19 @@ def test_classify_boxes_second_look_changes_only_gated_tiles(monkeypatch):
             np.testing.assert_array_equal(probs[i], plain[i])
 
 
+def test_second_look_with_shifted_views_reads_five_boxes_per_gated_tile_in_one_call(monkeypatch):
+    import vision.classify as vc
+
+    clf = TileClassifier(MODEL, threads=1, numeral=None)
+    rng = np.random.default_rng(2)
+    images = [rng.integers(0, 255, (90, 80, 3), dtype=np.uint8) for _ in range(4)]
+    clf.numeral, clf.numeral_below, clf.numeral_shift = _FixedReader(3), 0.9, 0.05
+    monkeypatch.setattr(vc, "numeral_gate", lambda p, below: np.array([1, 3]))
+    probs, _ = clf.classify_boxes(images, [(20, 15, 60, 75)] * 4, [False, True, False, True])
+    assert clf.numeral.seen == [2 * 5]
+    assert MAN_INDEX[probs[1, MAN_INDEX].argmax()] == CLASS_INDEX["3m"]
+
+
 def test_companion_file_named_in_the_metadata_is_loaded_when_present(tmp_path):
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper
@@ -152,13 +165,14 @@ def test_companion_file_named_in_the_metadata_is_loaded_when_present(tmp_path):
     onnx.save(spec, str(tmp_path / "man_numeral.onnx"))
     main = onnx.load(str(MODEL))
     for k, v in {"tsumo_numeral_model": "man_numeral.onnx", "tsumo_numeral_below": "0.9",
-                 "tsumo_numeral_alpha": "2.0", "tsumo_numeral_mode": "product"}.items():
+                 "tsumo_numeral_alpha": "2.0", "tsumo_numeral_mode": "product",
+                 "tsumo_numeral_shift": "0.05"}.items():
         e = main.metadata_props.add()
         e.key, e.value = k, v
     onnx.save(main, str(tmp_path / "tile_classifier.onnx"))
     clf = TileClassifier(tmp_path / "tile_classifier.onnx", threads=1)
     assert clf.numeral is not None and clf.numeral.hw == (56, 48)
-    assert (clf.numeral_below, clf.numeral_alpha, clf.numeral_mode) == (0.9, 2.0, "product")
+    assert (clf.numeral_below, clf.numeral_alpha, clf.numeral_mode, clf.numeral_shift) == (0.9, 2.0, "product", 0.05)
     q = clf.numeral.predict([np.zeros((56, 48, 3), np.uint8)])
     assert q.shape == (1, 10) and q[0].argmax() == 6
     # without the companion file the model reads alone; the shipped model names none
