@@ -543,6 +543,28 @@ def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.nda
     return log_odds > 0, np.abs(log_odds) < AMBIGUOUS, log_odds
 
 
+def _stack_bases(frame_boxes: np.ndarray, row: Sequence[int]) -> np.ndarray:
+    """Mask of the row's tiles another box lies on or under, as an added kan's stacked tile lies on its base:
+    over 0.4 of the narrower one's width along the row, its centre 0.3–1.8 of the row tile's height across
+    (as `vision.layout.arrange` pairs them)."""
+    out = np.zeros(len(frame_boxes), bool)
+    fb = frame_boxes
+    cy = (fb[:, 1] + fb[:, 3]) / 2
+    w = fb[:, 2] - fb[:, 0]
+    row = [int(k) for k in row]
+    for b in row:
+        h = fb[b, 3] - fb[b, 1]
+        ov = np.minimum(fb[:, 2], fb[b, 2]) - np.maximum(fb[:, 0], fb[b, 0])
+        dy = np.abs(cy - cy[b])
+        hit = (ov > 0.4 * np.minimum(w, w[b])) & (dy >= 0.3 * h) & (dy <= 1.8 * h)
+        hit[b] = False
+        # (not a box of the row with another row box at its place besides the one on it: a box around a
+        # stack and its base, or a tile boxed twice, is no base)
+        same_place = [o for o in row if o != b and ov[o] > 0.65 * min(w[o], w[b])]
+        out[b] = any(not [o for o in same_place if o != t] for t in np.flatnonzero(hit))
+    return out
+
+
 def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3,
               along: bool = False) -> np.ndarray:
     """Tiles whose centre lies within `reach` long sides of the row: close enough to matter
@@ -1061,7 +1083,11 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     ambiguous[ends] = True
     # (only tiles in the row's band or the runner-up row: others — discards, walls — read one way)
     ambiguous &= band
-    twice = todo[ambiguous[todo]]
+    # a row tile another box lies on is read both ways too (an added kan's base often looks upright and then
+    # reads as another face: the layout pairs it with the stacked tile by its sideways read); its shape
+    # alone still says which way it lies
+    stack_base = _stack_bases(frame_boxes, row_idx) & band & ~ambiguous
+    twice = todo[(ambiguous | stack_base)[todo]]
     timings["geometry_ms"] = (time.perf_counter() - t1) * 1000 - timings.get("redetect_ms", 0.0)
 
     t2 = time.perf_counter()
@@ -1086,6 +1112,9 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         at = {int(k): j for j, k in enumerate(todo)}
         for j, k in enumerate(twice):
             a, b = at[int(k)], n + j
+            if stack_base[k]:
+                other_way[int(k)] = probs[b].copy()
+                continue
             # log-odds of sideways: the shape's, plus how much surer the sideways crop reads
             p_side, p_up = (probs[a].max(), probs[b].max()) if sideways[k] else (probs[b].max(), probs[a].max())
             shape_odds[k] += CROP_WEIGHT * math.log(max(p_side, 1e-6) / max(p_up, 1e-6))
