@@ -80,7 +80,12 @@ PEN_SECOND_ROW = 1.5  # reading the hand in the runner-up row
 PEN_TRIM_BACK = 0.3
 MAX_TRIM = 8  # tiles that may be left out at each end of the row
 END_TRIM = 3  # … at the far end of a stretch beyond a gap, when the stretch is longer than that
-PEN_TRIM = 1.0  # a tile at an end of the row left out of the hand (it lies in line with it)
+# A tile at an end of the row left out of the hand (it lies in line with it). 1.0 until session 16; with
+# detectors that box end tiles more reliably a face-up end tile touching the hand is rarely a stray, and
+# leaving it out to read a 13-tile hand hid misreads elsewhere. tune9 (3 pairs, READ16 harness): 1.0: shipped
+# 268, ft12 e5 268, ft14 e5 270; 1.25: 268, 269, 270; 1.5: 269, 269, 270 (none lost); 1.75: 269, 269, 270;
+# 2.0 (on the recogniser before): shipped −1.
+PEN_TRIM = 1.5
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
 STACKED_FACE_P = 0.005  # a tile lying on a sideways one is its added kan tile if it can show its face this likely
 # a tile whose sideways log-odds lie under −this is surely upright (the band `vision.recognize`

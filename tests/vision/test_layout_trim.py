@@ -65,3 +65,23 @@ def test_a_high_meld_a_gap_after_the_closed_part_is_a_meld():
             y1 = y2 - high * (0.75 if tiles[k].sideways else 1.0) * U
             out[k] = replace(tiles[k], box=(x1, y1, x2, y2), frame_box=(x1, y1, x2, y2))
         assert read_layout(out) == seq, seed
+
+
+def test_a_touching_end_tile_is_not_trimmed_to_read_a_13_tile_hand_when_a_runner_up_class_makes_14():
+    """The last tile of 14 touching ones read as a face that breaks the hand, its true class a far runner-up
+    (cost 5.7): leaving it out reads a legal 13-tile tenpai at trim + missing drawn + 13-tile costs; with
+    PEN_TRIM 1.5 (READ session 16) that costs more than the runner-up, and the 14-tile hand is read."""
+    import math
+    from dataclasses import replace
+
+    from tests.vision.test_layout import scene_from_sequence
+    from vision.reading import read_hand
+    from vision.recognize import Candidate
+
+    seq = "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 1p 2p 3p 4p"
+    tiles = scene_from_sequence(seq, rng=random.Random(31), gaps="none")
+    last = max(range(len(tiles)), key=lambda i: tiles[i].frame_box[0])
+    p_true = 0.9 * math.exp(-5.7)
+    tiles[last] = replace(tiles[last], label="5s", confidence=0.9,
+                          candidates=(Candidate("5s", 0.9), Candidate("6s", 0.09), Candidate("4p", p_true)))
+    assert read_hand(tiles).sequence == seq
