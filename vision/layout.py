@@ -84,7 +84,8 @@ END_TRIM = 3  # … at the far end of a stretch beyond a gap, when the stretch i
 # detectors that box end tiles more reliably a face-up end tile touching the hand is rarely a stray, and
 # leaving it out to read a 13-tile hand hid misreads elsewhere. tune9 (3 pairs, READ16 harness): 1.0: shipped
 # 268, ft12 e5 268, ft14 e5 270; 1.25: 268, 269, 270; 1.5: 269, 269, 270 (none lost); 1.75: 269, 269, 270;
-# 2.0 (on the recogniser before): shipped −1.
+# 2.0 (on the recogniser before): shipped −1. Held-out, shipped pair, with session 16's stack changes (before
+# → stack changes → and 1.5): det_test_h400f 239 → 239 → 239, h400e 253 → 256 → 257, hard 25, h 101 → 102 → 102.
 PEN_TRIM = 1.5
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
 STACKED_FACE_P = 0.005  # a tile lying on a sideways one is its added kan tile if it can show its face this likely
