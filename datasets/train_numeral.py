@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO / "datasets"))
 sys.path.insert(0, str(REPO))
 
 SHARED = REPO.parent / "shared"
-HELD_OUT_PHOTO_SEEDS = {85, 87, 89, 91, 93, 95, 97, 98, 99, 9601}
+HELD_OUT_PHOTO_SEEDS = {79, 85, 87, 89, 91, 93, 95, 97, 98, 99, 9601}
 MAN_DIGIT = {f"{d}m": d - 1 for d in range(1, 10)} | {"0m": 4}   # label → specialist class (0..8)
 OTHER = 9
 

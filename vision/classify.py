@@ -138,7 +138,7 @@ def fold_outputs(p: np.ndarray, names: Sequence[str]) -> tuple[np.ndarray, np.nd
 MAN_LABELS = tuple(f"{d}m" for d in range(1, 10)) + ("0m",)
 MAN_INDEX = np.array([CLASS_INDEX[c] for c in MAN_LABELS])
 MAN_DIGIT_COLUMN = np.array(list(range(9)) + [4])   # specialist column of each MAN_LABELS entry (0m reads as 5)
-NUMERAL_MODES = ("man", "product")
+NUMERAL_MODES = ("man", "product", "rank")
 
 
 def _is_man(idx: np.ndarray) -> np.ndarray:
@@ -159,13 +159,21 @@ def combine_numeral(probs: np.ndarray, q: np.ndarray, *, alpha: float = 1.0, mod
     """Main probs N×38 and the specialist's N×10 (`NUMERAL_CLASSES`) → combined probs N×38.
     "man": the man tiles' share of the main read is kept and split again ∝ p_main(km) · q(k)^alpha (red 5m
     with q(5)); other tiles untouched. "product": every class ∝ p_main · q^alpha (non-man tiles with
-    q("other")), renormalised."""
+    q("other")), renormalised. "rank": the man tiles are ordered by p_main(km) · q(k)^alpha and given the main
+    read's own man probabilities in that order, largest first: the specialist decides which man tile comes
+    first, the main read keeps how sure it is (the reader's row rules and top-k repair read those
+    probabilities; session 16's sharper "man" reads left more tiles out of the hand)."""
     probs = probs.astype(np.float64, copy=True)
     qa = np.power(np.maximum(q.astype(np.float64), 1e-9), alpha)
     man = probs[:, MAN_INDEX] * qa[:, MAN_DIGIT_COLUMN]
     if mode == "man":
         mass = probs[:, MAN_INDEX].sum(1, keepdims=True)
         probs[:, MAN_INDEX] = mass * man / np.maximum(man.sum(1, keepdims=True), 1e-30)
+    elif mode == "rank":
+        order = np.argsort(-man, axis=1, kind="stable")
+        ranked = np.zeros_like(man)
+        np.put_along_axis(ranked, order, -np.sort(-probs[:, MAN_INDEX], axis=1), axis=1)
+        probs[:, MAN_INDEX] = ranked
     elif mode == "product":
         non = np.ones(probs.shape[1], bool)
         non[MAN_INDEX] = False

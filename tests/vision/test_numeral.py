@@ -88,6 +88,25 @@ def test_product_mode_lets_the_specialist_say_not_man():
         combine_numeral(p, q, mode="nope")
 
 
+def test_rank_mode_reorders_man_tiles_but_keeps_the_main_reads_confidence():
+    p = _probs(**{"3m": 0.5, "5m": 0.3, "2m": 0.1, "5p": 0.05})
+    q = np.full((1, 10), 0.01, np.float32)
+    q[0, 4] = 0.91   # the specialist reads a 5
+    out = combine_numeral(p, q, alpha=1.0, mode="rank")
+    assert TILE_CLASSES[out.argmax()] == "5m"
+    p3, p5, p2 = (float(p[0, CLASS_INDEX[c]]) for c in ("3m", "5m", "2m"))
+    assert out[0, CLASS_INDEX["5m"]] == pytest.approx(p3)      # the main read's top probability, now on 5m
+    assert out[0, CLASS_INDEX["3m"]] == pytest.approx(p5)
+    assert out[0, CLASS_INDEX["2m"]] == pytest.approx(p2)
+    np.testing.assert_allclose(np.sort(out[0, MAN_INDEX]), np.sort(p[0, MAN_INDEX]), rtol=1e-6)
+    non = np.setdiff1d(np.arange(len(TILE_CLASSES)), MAN_INDEX)
+    np.testing.assert_allclose(out[0, non], p[0, non], rtol=1e-6)
+    # a specialist that agrees with the main read changes nothing
+    q2 = np.full((1, 10), 0.01, np.float32)
+    q2[0, 2] = 0.91
+    np.testing.assert_allclose(combine_numeral(p, q2, mode="rank"), p, rtol=1e-6)
+
+
 class _FixedReader:
     """Stands in for the specialist: reads every crop as `digit`, records the crops it was given."""
 
