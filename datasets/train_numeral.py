@@ -347,6 +347,61 @@ def attach(main_model: Path, numeral: Path, out_dir: Path, *, below: float, alph
     return out
 
 
+# ---- tune (per tile, on a tune set only) --------------------------------------------------------
+
+TUNE_BELOW = (0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.01)
+TUNE_ALPHA = (0.5, 1.0, 2.0, 3.0)
+
+
+def tune(main_model: Path, numeral: Path, set_dir: Path, *, shifts=(0.0, 0.05), below=TUNE_BELOW, alpha=TUNE_ALPHA,
+         modes=None, threads: int = 2) -> list[dict]:
+    """Hand-tile errors of a tune set for every gate/combination, from one read of the main model and of the
+    specialist per shift (the combinations are recomputed from the cached reads, as `TileClassifier.second_look`
+    would compute them). Rows sorted by errors; a row per (mode, below, alpha, shift) plus the main model alone."""
+    from eval_classifier import classify_as_reader, photo_crops
+    from vision.classes import TILE_CLASSES
+    from vision.classify import NUMERAL_MODES, TileClassifier, combine_numeral, numeral_gate
+
+    if set_dir.name.startswith("det_test") or "held" in set_dir.name:
+        raise ValueError(f"{set_dir} looks like a held-out set: tune on a tune set")
+    clf = TileClassifier(main_model, threads=threads, numeral=numeral)
+    spec = clf.numeral
+    clf.numeral = None  # the main read alone, then the specialist's reads kept per shift
+    crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, keep_patch=True)
+    probs, flips = classify_as_reader(clf, crops, entries, keep_patch=True)
+    clf.numeral = spec
+    truth = np.array([TILE_CLASSES.index(e["label"]) for e in entries])
+    legible = np.array([bool(e["legible"]) for e in entries]) if all(e["legible"] is not None for e in entries) else None
+    images, boxes, sideways = [e["patch"] for e in entries], [e["box"] for e in entries], [e["sideways"] for e in entries]
+    every = numeral_gate(probs, 2.0)  # all tiles any gate can take (top-1 or top-2 a man tile)
+    q_by_shift = {}
+    for sh in shifts:
+        clf.numeral_shift = sh
+        q_by_shift[sh] = clf.numeral_probs(images, boxes, sideways, flips, every)
+    pos = {int(i): k for k, i in enumerate(every)}
+
+    def row(pred, **kw):
+        wrong = pred != truth
+        return {**kw, "errors": int(wrong.sum()),
+                "legible_errors": None if legible is None else int((wrong & legible).sum()),
+                "man_errors": int((wrong & np.isin(truth, [TILE_CLASSES.index(f"{d}m") for d in range(10)])).sum())}
+
+    rows = [row(probs.argmax(1), mode="off", below=None, alpha=None, shift=None, gated=0)]
+    for mode in modes or NUMERAL_MODES:
+        for b in below:
+            idx = numeral_gate(probs, b)
+            for a in alpha:
+                for sh, q in q_by_shift.items():
+                    p = probs.copy()
+                    if len(idx):
+                        p[idx] = combine_numeral(probs[idx], q[[pos[int(i)] for i in idx]], alpha=a, mode=mode)
+                    rows.append(row(p.argmax(1), mode=mode, below=b, alpha=a, shift=sh, gated=int(len(idx))))
+    # fewer errors, then fewer gated tiles (less work, less reach), then the gentler modes first
+    order = {m: i for i, m in enumerate(("off", "rank", "man", "product"))}
+    rows.sort(key=lambda r: (r["errors"], r["gated"], order.get(r["mode"], 9)))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -384,7 +439,22 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--alpha", type=float, required=True)
     t.add_argument("--mode", required=True)
     t.add_argument("--shift", type=float, default=0.0, help="specialist views: the box and 4 moved by this share")
+    u = sub.add_parser("tune", help="hand-tile errors of a tune set for every gate/combination (cached reads)")
+    u.add_argument("main_model", type=Path)
+    u.add_argument("numeral", type=Path)
+    u.add_argument("set_dir", type=Path)
+    u.add_argument("--shifts", type=float, nargs="+", default=[0.0, 0.05])
+    u.add_argument("--json", type=Path, default=None, help="write every row here")
+    u.add_argument("--top", type=int, default=5, help="rows printed per mode")
     a = ap.parse_args(argv)
+    if a.cmd == "tune":
+        rows = tune(a.main_model, a.numeral, a.set_dir, shifts=tuple(a.shifts))
+        if a.json:
+            a.json.write_text(json.dumps(rows, indent=1))
+        for mode in ("off", "rank", "man", "product"):
+            for r in [r for r in rows if r["mode"] == mode][:a.top]:
+                print(json.dumps(r))
+        return 0
     if a.cmd == "render":
         if len(a.gens) != len(a.seeds):
             ap.error("one --gens per seed")

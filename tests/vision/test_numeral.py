@@ -162,15 +162,17 @@ def test_second_look_with_shifted_views_reads_five_boxes_per_gated_tile_in_one_c
     assert MAN_INDEX[probs[1, MAN_INDEX].argmax()] == CLASS_INDEX["3m"]
 
 
-def test_companion_file_named_in_the_metadata_is_loaded_when_present(tmp_path):
+def _fake_specialist(path, digit: int = 7):
+    """A stand-in specialist ONNX: global average of the input → a fixed 10-way softmax that reads `digit`."""
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper
 
-    # a stand-in specialist: global average of the input → a fixed 10-way softmax through a tiny graph
     inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["n", 3, 56, 48])
     out = helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["n", 10])
     w = helper.make_tensor("w", TensorProto.FLOAT, [3, 10], np.zeros((3, 10), np.float32).ravel().tolist())
-    b = helper.make_tensor("b", TensorProto.FLOAT, [10], [0.0] * 6 + [5.0] + [0.0] * 3)   # reads "7"
+    bias = [0.0] * 10
+    bias[digit - 1] = 5.0
+    b = helper.make_tensor("b", TensorProto.FLOAT, [10], bias)
     graph = helper.make_graph([helper.make_node("GlobalAveragePool", ["images"], ["g"]),
                                helper.make_node("Flatten", ["g"], ["f"]),
                                helper.make_node("Gemm", ["f", "w", "b"], ["z"]),
@@ -181,7 +183,13 @@ def test_companion_file_named_in_the_metadata_is_loaded_when_present(tmp_path):
     for k, v in {"tsumo_numeral_classes": json.dumps(list(NUMERAL_CLASSES)), "tsumo_numeral_hw": "[56, 48]"}.items():
         e = spec.metadata_props.add()
         e.key, e.value = k, v
-    onnx.save(spec, str(tmp_path / "man_numeral.onnx"))
+    onnx.save(spec, str(path))
+    return path
+
+
+def test_companion_file_named_in_the_metadata_is_loaded_when_present(tmp_path):
+    onnx = pytest.importorskip("onnx")
+    _fake_specialist(tmp_path / "man_numeral.onnx", 7)
     main = onnx.load(str(MODEL))
     for k, v in {"tsumo_numeral_model": "man_numeral.onnx", "tsumo_numeral_below": "0.9",
                  "tsumo_numeral_alpha": "2.0", "tsumo_numeral_mode": "product",
@@ -199,3 +207,32 @@ def test_companion_file_named_in_the_metadata_is_loaded_when_present(tmp_path):
     assert TileClassifier(tmp_path / "tile_classifier.onnx", threads=1).numeral is None
     assert TileClassifier(MODEL, threads=1).numeral is None
     shutil.rmtree(tmp_path)
+
+
+def test_tune_recomputes_what_the_second_look_reads(tmp_path):
+    """`train_numeral.tune`'s cached combinations give the hand-tile errors `eval_photos` measures with the
+    specialist really attached, for each mode; and it refuses a held-out set."""
+    pytest.importorskip("onnx")
+    photos = pytest.importorskip("tsumo_synth.photos")
+    from eval_classifier import eval_photos
+    from train_numeral import tune
+
+    spec = _fake_specialist(tmp_path / "man_numeral.onnx", 3)
+    set_dir = tmp_path / "tune_small"
+    photos.write_dataset(set_dir, 3, 9601, val_frac=0.0, quiet=True)   # tune9's first three photos
+    rows = tune(MODEL, spec, set_dir, shifts=(0.0,), below=(1.01,), alpha=(8.0,), modes=("man", "rank"), threads=1)
+    by_mode = {r["mode"]: r for r in rows}
+    plain = eval_photos(TileClassifier(MODEL, threads=1, numeral=None), set_dir)
+    assert by_mode["off"]["errors"] == plain["errors"]
+    for mode in ("man", "rank"):
+        clf = TileClassifier(MODEL, threads=1, numeral=spec, numeral_below=1.01, numeral_alpha=8.0,
+                             numeral_mode=mode, numeral_shift=0.0)
+        res = eval_photos(clf, set_dir)
+        assert by_mode[mode]["errors"] == res["errors"]
+        assert by_mode[mode]["gated"] > 0
+    # a specialist that reads every man tile as a 3 must cost errors somewhere on real hands
+    assert by_mode["man"]["errors"] > by_mode["off"]["errors"]
+    held = tmp_path / "det_test_x"
+    held.mkdir()
+    with pytest.raises(ValueError, match="held-out"):
+        tune(MODEL, spec, held)
