@@ -424,6 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--lr", type=float, default=2e-3)
     t.add_argument("--width", type=int, default=16)
     t.add_argument("--threads", type=int, default=1)
+    t.add_argument("--seed", type=int, default=0, help="head initialisation and batch order")
     t.add_argument("--init", type=Path, default=None)
     t.add_argument("--main-init", type=Path, default=None,
                    help="start from the main classifier's network (ultralytics checkpoint) with a new 10-way head")
@@ -462,7 +463,7 @@ def main(argv: list[str] | None = None) -> int:
                       negatives=a.negatives, until=a.until)
     elif a.cmd == "train":
         train(a.data, a.out, minutes=a.minutes, batch=a.batch, lr=a.lr, width=a.width, threads=a.threads, init=a.init,
-              main_init=a.main_init)
+              main_init=a.main_init, seed=a.seed)
     elif a.cmd == "attach":
         print(attach(a.main_model, a.numeral, a.out_dir, below=a.below, alpha=a.alpha, mode=a.mode,
                      shift=a.shift))
