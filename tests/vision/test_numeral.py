@@ -167,6 +167,7 @@ def _fake_specialist(path, digit: int = 7):
     onnx = pytest.importorskip("onnx")
     from onnx import TensorProto, helper
 
+    path.parent.mkdir(parents=True, exist_ok=True)
     inp = helper.make_tensor_value_info("images", TensorProto.FLOAT, ["n", 3, 56, 48])
     out = helper.make_tensor_value_info("probs", TensorProto.FLOAT, ["n", 10])
     w = helper.make_tensor("w", TensorProto.FLOAT, [3, 10], np.zeros((3, 10), np.float32).ravel().tolist())
@@ -188,25 +189,31 @@ def _fake_specialist(path, digit: int = 7):
 
 
 def test_companion_file_named_in_the_metadata_is_loaded_when_present(tmp_path):
-    onnx = pytest.importorskip("onnx")
-    _fake_specialist(tmp_path / "man_numeral.onnx", 7)
-    main = onnx.load(str(MODEL))
-    for k, v in {"tsumo_numeral_model": "man_numeral.onnx", "tsumo_numeral_below": "0.9",
-                 "tsumo_numeral_alpha": "2.0", "tsumo_numeral_mode": "product",
-                 "tsumo_numeral_shift": "0.05"}.items():
-        e = main.metadata_props.add()
-        e.key, e.value = k, v
-    onnx.save(main, str(tmp_path / "tile_classifier.onnx"))
+    """`train_numeral.attach` names a specialist (and its gate) in a copy of the main model, replacing any the model
+    named before (the shipped one names its own)."""
+    pytest.importorskip("onnx")
+    from train_numeral import attach
+
+    spec = _fake_specialist(tmp_path / "spec" / "man_numeral.onnx", 7)
+    attach(MODEL, spec, tmp_path, below=0.9, alpha=2.0, mode="product", shift=0.05)
     clf = TileClassifier(tmp_path / "tile_classifier.onnx", threads=1)
     assert clf.numeral is not None and clf.numeral.hw == (56, 48)
     assert (clf.numeral_below, clf.numeral_alpha, clf.numeral_mode, clf.numeral_shift) == (0.9, 2.0, "product", 0.05)
     q = clf.numeral.predict([np.zeros((56, 48, 3), np.uint8)])
     assert q.shape == (1, 10) and q[0].argmax() == 6
-    # without the companion file the model reads alone; the shipped model names none
+    # without the companion file the model reads alone
     (tmp_path / "man_numeral.onnx").unlink()
     assert TileClassifier(tmp_path / "tile_classifier.onnx", threads=1).numeral is None
-    assert TileClassifier(MODEL, threads=1).numeral is None
     shutil.rmtree(tmp_path)
+
+
+def test_the_shipped_classifier_reads_with_its_shipped_specialist():
+    """Session 17 ships the second look: the model's metadata names `man_numeral.onnx` beside it, with the gate and
+    combination chosen on tune9 (man, below 0.9, alpha 0.5, one view); `numeral=None` still reads alone."""
+    clf = TileClassifier(MODEL, threads=1)
+    assert clf.numeral is not None and clf.numeral.path == MODEL.parent / "man_numeral.onnx"
+    assert (clf.numeral_below, clf.numeral_alpha, clf.numeral_mode, clf.numeral_shift) == (0.9, 0.5, "man", 0.0)
+    assert TileClassifier(MODEL, threads=1, numeral=None).numeral is None
 
 
 def test_tune_recomputes_what_the_second_look_reads(tmp_path):
