@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.classes import BACK, CLASS_INDEX, TILE_CLASSES
+from vision.runtime import cpu_session
 
 # Default crop size for callers without a model; `TileClassifier.crop` uses the size recorded in the
 # model. 64 px (was 48): the man numeral is a small part of the tile and needs the pixels.
@@ -189,15 +190,8 @@ class NumeralReader:
     """The man-numeral specialist (ONNX, `datasets/train_numeral.py`): `numeral_crop`s → N×10 probabilities."""
 
     def __init__(self, path: str | Path, threads: int = 2):
-        import onnxruntime as ort
-
         path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"man-numeral model not found: {path}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = max(1, int(threads))
-        opts.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(path, threads, "man-numeral model")
         meta = self.session.get_modelmeta().custom_metadata_map
         self.input_name = self.session.get_inputs()[0].name
         self.hw = tuple(json.loads(meta["tsumo_numeral_hw"])) if meta.get("tsumo_numeral_hw") else NUMERAL_HW
@@ -234,15 +228,8 @@ class TileClassifier:
         "model" loads the file the model's metadata names (`tsumo_numeral_model`, a file beside the model;
         absent = off), None turns it off, a path loads that file. Its gate and combination come from the
         metadata (`tsumo_numeral_below`, `_alpha`, `_mode`, `_shift`) unless given here."""
-        import onnxruntime as ort
-
         path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"tile classifier model not found: {path}")
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = max(1, int(threads))
-        opts.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(path, threads, "tile classifier model")
         meta = self.session.get_modelmeta().custom_metadata_map
         if numeral == "model":
             numeral = path.parent / meta["tsumo_numeral_model"] if meta.get("tsumo_numeral_model") else None

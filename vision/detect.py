@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from vision.boxes import box_areas, intersections, ious
+from vision.runtime import cpu_session
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_PATH = MODELS_DIR / "tile_detector.onnx"
@@ -138,16 +139,8 @@ class TileDetector:
     def __init__(self, path: str | Path = DEFAULT_PATH, threads: int = 2, *, conf: float | None = None,
                  iou: float | None = None, imgsz: int | None = None, parts: PartRule | None = None,
                  vote: float | None = None, flip: bool = False, flip_adds: bool = True):
-        import onnxruntime as ort
-
         path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"detector model not found: {path}")
-        so = ort.SessionOptions()
-        so.intra_op_num_threads = threads
-        so.inter_op_num_threads = 1
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self.session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(path, threads, "detector model")
         self.input_name = self.session.get_inputs()[0].name
         meta = self.session.get_modelmeta().custom_metadata_map
         self.metadata = dict(meta)

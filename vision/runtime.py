@@ -1,0 +1,29 @@
+"""onnxruntime CPU sessions for the shipped models, made one way (detector, classifier, numeral specialist)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+# Intra-op threads sleep between calls instead of spinning. The reader alternates between two or three
+# sessions per photo (detector passes, classifier, man-numeral specialist), each with its own thread pool,
+# and a pool spinning after its call takes the two cores from the next session's call. Measured on
+# real-dev (`benchmarks/vision.py --repeat 5`, 2 threads, same machine and hour, session 17): the
+# detector + classifier alone read in a median 104-113 ms spinning and 81-86 ms without (12-MP photo
+# 142-189 -> 118-121 ms); with the specialist as a third pool, 128-132 ms spinning and 83-84 ms without.
+NO_SPINNING = {"session.intra_op.allow_spinning": "0", "session.inter_op.allow_spinning": "0"}
+
+
+def cpu_session(path: str | Path, threads: int, what: str):
+    """An onnxruntime CPU session of the model at `path` with `threads` intra-op threads.
+    Raises FileNotFoundError naming `what` (e.g. "detector model") when the file is missing."""
+    import onnxruntime as ort
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} not found: {path}")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = max(1, int(threads))
+    opts.inter_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    for key, value in NO_SPINNING.items():
+        opts.add_session_config_entry(key, value)
+    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
