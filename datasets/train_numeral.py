@@ -359,8 +359,8 @@ def tune(main_model: Path, numeral: Path, set_dir: Path, *, shifts=(0.0, 0.05), 
     specialist per shift (the combinations are recomputed from the cached reads, as `TileClassifier.second_look`
     would compute them). Rows sorted by errors; a row per (mode, below, alpha, shift) plus the main model alone."""
     from eval_classifier import classify_as_reader, photo_crops
-    from vision.classes import TILE_CLASSES
-    from vision.classify import NUMERAL_MODES, TileClassifier, combine_numeral, numeral_gate
+    from vision.classes import CLASS_INDEX
+    from vision.classify import MAN_INDEX, NUMERAL_MODES, TileClassifier, combine_numeral, numeral_gate
 
     if set_dir.name.startswith("det_test") or "held" in set_dir.name:
         raise ValueError(f"{set_dir} looks like a held-out set: tune on a tune set")
@@ -370,7 +370,7 @@ def tune(main_model: Path, numeral: Path, set_dir: Path, *, shifts=(0.0, 0.05), 
     crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, keep_patch=True)
     probs, flips = classify_as_reader(clf, crops, entries, keep_patch=True)
     clf.numeral = spec
-    truth = np.array([TILE_CLASSES.index(e["label"]) for e in entries])
+    truth = np.array([CLASS_INDEX[e["label"]] for e in entries])
     legible = np.array([bool(e["legible"]) for e in entries]) if all(e["legible"] is not None for e in entries) else None
     images, boxes, sideways = [e["patch"] for e in entries], [e["box"] for e in entries], [e["sideways"] for e in entries]
     every = numeral_gate(probs, 2.0)  # all tiles any gate can take (top-1 or top-2 a man tile)
@@ -384,7 +384,7 @@ def tune(main_model: Path, numeral: Path, set_dir: Path, *, shifts=(0.0, 0.05), 
         wrong = pred != truth
         return {**kw, "errors": int(wrong.sum()),
                 "legible_errors": None if legible is None else int((wrong & legible).sum()),
-                "man_errors": int((wrong & np.isin(truth, [TILE_CLASSES.index(f"{d}m") for d in range(10)])).sum())}
+                "man_errors": int((wrong & np.isin(truth, MAN_INDEX)).sum())}
 
     rows = [row(probs.argmax(1), mode="off", below=None, alpha=None, shift=None, gated=0)]
     for mode in modes or NUMERAL_MODES:
@@ -448,14 +448,6 @@ def main(argv: list[str] | None = None) -> int:
     u.add_argument("--json", type=Path, default=None, help="write every row here")
     u.add_argument("--top", type=int, default=5, help="rows printed per mode")
     a = ap.parse_args(argv)
-    if a.cmd == "tune":
-        rows = tune(a.main_model, a.numeral, a.set_dir, shifts=tuple(a.shifts))
-        if a.json:
-            a.json.write_text(json.dumps(rows, indent=1))
-        for mode in ("off", "rank", "man", "product"):
-            for r in [r for r in rows if r["mode"] == mode][:a.top]:
-                print(json.dumps(r))
-        return 0
     if a.cmd == "render":
         if len(a.gens) != len(a.seeds):
             ap.error("one --gens per seed")
@@ -467,6 +459,16 @@ def main(argv: list[str] | None = None) -> int:
     elif a.cmd == "attach":
         print(attach(a.main_model, a.numeral, a.out_dir, below=a.below, alpha=a.alpha, mode=a.mode,
                      shift=a.shift))
+    elif a.cmd == "tune":
+        try:
+            rows = tune(a.main_model, a.numeral, a.set_dir, shifts=tuple(a.shifts))
+        except (ValueError, FileNotFoundError) as e:
+            ap.error(str(e))
+        if a.json:
+            a.json.write_text(json.dumps(rows, indent=1))
+        for mode in dict.fromkeys(r["mode"] for r in rows):   # the modes in their first row's order
+            for r in [r for r in rows if r["mode"] == mode][:a.top]:
+                print(json.dumps(r))
     else:
         export(a.ckpt, a.out, json.loads(a.facts))
     return 0

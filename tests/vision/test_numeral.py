@@ -243,3 +243,8 @@ def test_tune_recomputes_what_the_second_look_reads(tmp_path):
     held.mkdir()
     with pytest.raises(ValueError, match="held-out"):
         tune(MODEL, spec, held)
+    from train_numeral import main
+
+    with pytest.raises(SystemExit) as exit_:   # the command line says so and exits 2
+        main(["tune", str(MODEL), str(spec), str(held)])
+    assert exit_.value.code == 2
