@@ -162,8 +162,9 @@ def combine_numeral(probs: np.ndarray, q: np.ndarray, *, alpha: float = 1.0, mod
     with q(5)); other tiles untouched. "product": every class ∝ p_main · q^alpha (non-man tiles with
     q("other")), renormalised. "rank": the man tiles are ordered by p_main(km) · q(k)^alpha and given the main
     read's own man probabilities in that order, largest first: the specialist decides which man tile comes
-    first, the main read keeps how sure it is (the reader's row rules and top-k repair read those
-    probabilities; session 16's sharper "man" reads left more tiles out of the hand)."""
+    first, the main read keeps how sure it is (the reader's legal-hand search prices a runner-up at
+    log(p_first / p_runner_up) and never tries one under `reading.MIN_CANDIDATE_P`: session 17 found that sharp
+    "man" reads push a true man class out of its reach, so a 13-tile reading leaves a right tile out)."""
     probs = probs.astype(np.float64, copy=True)
     qa = np.power(np.maximum(q.astype(np.float64), 1e-9), alpha)
     man = probs[:, MAN_INDEX] * qa[:, MAN_DIGIT_COLUMN]
