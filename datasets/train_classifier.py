@@ -203,7 +203,7 @@ def read_crop_meta(photo_dir: Path) -> dict[str, tuple[bool, float, bool]]:
 
 def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared: Path = SHARED, gen: str = "v4",
                        views: int = 2, val_every: int = 10, pool_per_label: int = 32, preset: str = "default",
-                       shift_jitter: float = 0.08) -> Path:
+                       shift_jitter: float = 0.08, scale: float = 1.0) -> Path:
     """Crops of every labelled tile (visible ≥ 50 %) of `n_photos` photos rendered by the scene
     renderer (`tsumo_synth.photos.render_one`, photo i drawn from (seed, i)), cut as the reader cuts
     them (`tsumo_synth.crops.photo_tile_crops`): the low camera angles, table light and tile sizes
@@ -217,6 +217,9 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
     N(0, `shift_jitter`) (the detector's boxes of one tile move by up to ~10 % of its side between
     photos or epochs, and the read must not swing with them); views 0 and 1 stay byte-identical
     to a 2-view render of the same seed (the third view draws from the rng after them).
+    `scale` shoots each photo with `scale`² the pixels (`render_one`): a phone photo's tiles are two
+    to three times the renders' 20-60 px, and a crop shrunk from 120 px looks sharper than one
+    stretched from 30 (scale 1 renders exactly as before).
     Resumable photo by photo (out/done/). Each crop's facts go to out/crops.tsv (`CROP_META`: path,
     sideways flag, the tile's long side in photo px, in hand), for sideways weighting and size splits;
     older sets have no such file and are read as before."""
@@ -224,11 +227,10 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
 
     from tsumo_synth import TileArtist
     from tsumo_synth.crops import photo_tile_crops
-    from tsumo_synth.photos import render_one
+    from tsumo_synth.photos import check_training_seed, render_one
     from tsumo_synth.scene import FacePool
 
-    if seed == 0:
-        raise ValueError("photo-crop seed 0 would share the held-out photo sets' face pool")
+    check_training_seed(seed)
     cv2.setNumThreads(1)
     names = class_names_75()
     for split in ("train", "val"):
@@ -242,7 +244,7 @@ def render_photo_crops(out: Path, seed: int, n_photos: int, *, size: int, shared
         if marker.exists():
             continue
         split = "val" if val_every and i % val_every == val_every - 1 else "train"
-        image, labels = render_one(i, seed, artist=artist, preset=preset)
+        image, labels = render_one(i, seed, artist=artist, preset=preset, scale=scale)
         meta: list[str] = []
         tiles = labels.to_json()["tiles"]
         rng = np.random.default_rng([seed, i, 1])
@@ -609,6 +611,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="at most this many photo crops per class (one for all, or one per seed)")
     ap.add_argument("--photo-preset", nargs="+", default=["default"],
                     help="scene-renderer preset per --photo-seed (one for all, or one per seed)")
+    ap.add_argument("--photo-scale", type=float, nargs="+", default=[1.0],
+                    help="photo-crop sets shot with this many times the pixels across (one for all, or one per "
+                         "seed; a set not at 1 gets a folder of its own: …_x{S})")
     ap.add_argument("--photo-views", type=int, default=2, choices=(2, 3),
                     help="views per photo when rendering photo crops (3: + hand tiles with boxes moved by N(0, 8 %%))")
     ap.add_argument("--photo-gen", choices=sorted(GENERATORS), nargs="+", default=["v4"],
@@ -677,21 +682,25 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"error: give one {what} for all photo seeds or one per seed")
             return list(values) * k if len(values) == 1 else list(values)
 
-        for seed, n, cap, preset, pool, gen in zip(args.photo_seed, per_seed(args.photos, "--photos"),
-                                                   per_seed(args.photo_cap, "--photo-cap"),
-                                                   per_seed(args.photo_preset, "--photo-preset"),
-                                                   per_seed(args.photo_pool_size, "--photo-pool-size"),
-                                                   per_seed(args.photo_gen, "--photo-gen")):
+        for seed, n, cap, preset, pool, gen, scale in zip(args.photo_seed, per_seed(args.photos, "--photos"),
+                                                          per_seed(args.photo_cap, "--photo-cap"),
+                                                          per_seed(args.photo_preset, "--photo-preset"),
+                                                          per_seed(args.photo_pool_size, "--photo-pool-size"),
+                                                          per_seed(args.photo_gen, "--photo-gen"),
+                                                          per_seed(args.photo_scale, "--photo-scale")):
             if pool < 1:
                 print("error: --photo-pool-size must be ≥ 1", file=sys.stderr)
                 return 2
+            if not 0.25 <= scale <= 8:
+                print(f"error: --photo-scale must be in [0.25, 8], not {scale:g}", file=sys.stderr)
+                return 2
             photo_dir = CACHE / (f"photos_s{seed}_{args.imgsz}px_{gen}"
                                  + ("" if preset == "default" else f"_{preset}")
-                                 + ("" if pool == 32 else f"_pool{pool}"))
+                                 + ("" if pool == 32 else f"_pool{pool}")
+                                 + ("" if scale == 1.0 else f"_x{scale:g}"))
             if n > 0:  # asked for explicitly (also with --no-render, which concerns the crop sets)
                 render_photo_crops(photo_dir, seed, n, size=args.imgsz, gen=gen, preset=preset,
-                                   pool_per_label=pool,
-                                   views=args.photo_views)
+                                   pool_per_label=pool, views=args.photo_views, scale=scale)
             if not (photo_dir / "train").is_dir():
                 print(f"error: no photo crops in {photo_dir} (give --photos N to render them)", file=sys.stderr)
                 return 2

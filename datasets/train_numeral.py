@@ -31,7 +31,6 @@ sys.path.insert(0, str(REPO / "datasets"))
 sys.path.insert(0, str(REPO))
 
 SHARED = REPO.parent / "shared"
-HELD_OUT_PHOTO_SEEDS = {79, 85, 87, 89, 91, 93, 95, 97, 98, 99, 9601}
 MAN_DIGIT = {f"{d}m": d - 1 for d in range(1, 10)} | {"0m": 4}   # label → specialist class (0..8)
 OTHER = 9
 
@@ -50,15 +49,14 @@ def render_shards(out: Path, seeds: list[int], gens: list[str], n_photos: int, *
 
     from tsumo_synth import TileArtist
     from tsumo_synth.crops import photo_tile_crops
-    from tsumo_synth.photos import render_one
+    from tsumo_synth.photos import check_training_seed, render_one
     from tsumo_synth.scene import FacePool
     from train_classifier import GENERATORS
     from vision.classes import BACK
     from vision.classify import numeral_crop
 
     for s in seeds:
-        if s in HELD_OUT_PHOTO_SEEDS or s == 0:
-            raise ValueError(f"photo seed {s} is held out (or the held-out face pool)")
+        check_training_seed(s)
     cv2.setNumThreads(1)
     out.mkdir(parents=True, exist_ok=True)
     artists = {s: FacePool(TileArtist(SHARED, seed=s, **GENERATORS[g]), per_label=pool, seed=s)

@@ -92,6 +92,15 @@ PASTEL_BACKS = ((175, 160, 215), (200, 188, 232), (168, 200, 232), (236, 190, 20
 # existing seeds render byte-identical.
 FACE_GENERATORS: dict[str, dict] = {"v3": {}, "v4": {"light_backs": True, "red_designs": True}}
 DEFAULT_FACES = {"pool_seed": 0, "pool_size": 8, "gen": "v3"}
+# Photo seeds of the measuring sets (det_test_h 99, det_test_hard 98, the 400-photo gates 79-97, tune9
+# 9601, det_test_x3g 77): no training set may be rendered from them, nor from face pool 0.
+HELD_OUT_PHOTO_SEEDS = frozenset({77, 79, 85, 87, 89, 91, 93, 95, 97, 98, 99, 9601})
+
+
+def check_training_seed(seed: int) -> None:
+    """Refuse a training photo seed that a measuring set uses (or 0, the held-out face pool)."""
+    if seed == 0 or seed in HELD_OUT_PHOTO_SEEDS:
+        raise ValueError(f"photo seed {seed} is held out (a measuring set's, or the held-out face pool 0)")
 
 
 def face_source(shared: Path = SHARED_DIR, *, pool_seed: int = 0, pool_size: int = 8, gen: str = "v3"):

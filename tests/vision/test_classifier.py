@@ -326,6 +326,26 @@ def test_third_photo_view_adds_shifted_hand_crops_and_keeps_the_first_two(tmp_pa
     assert 0 < len(third) < len(old) / 2  # hand tiles only, in one view
 
 
+def test_photo_crop_sets_at_a_larger_scale_cut_the_same_tiles_from_more_pixels(tmp_path, shared_dir, monkeypatch):
+    """`scale` (session 18): the same photos shot with scale² the pixels, for the pixel density of a phone
+    photo (real-dev: 1 920-2 048 px across, the renders 640): the same tiles are cut, each from a box
+    `scale` times as long, and a measuring set's photo seed (det_test_x3g's 77) is refused like pool 0."""
+    monkeypatch.syspath_prepend(str(REPO / "datasets"))
+    from train_classifier import read_crop_meta, render_photo_crops
+
+    with pytest.raises(ValueError, match="held out"):
+        render_photo_crops(tmp_path / "gate", 77, 1, size=32, shared=shared_dir)
+    one = read_crop_meta(render_photo_crops(tmp_path / "x1", 7004, 1, size=32, shared=shared_dir, pool_per_label=2))
+    three = read_crop_meta(render_photo_crops(tmp_path / "x3", 7004, 1, size=32, shared=shared_dir, pool_per_label=2,
+                                              scale=3.0))
+    view0 = {k.split("/")[-1]: px for k, (_, px, _) in one.items() if k.endswith("_0.png")}
+    view0_x3 = {k.split("/")[-1]: px for k, (_, px, _) in three.items() if k.endswith("_0.png")}
+    same = set(view0) & set(view0_x3)
+    assert len(same) >= 0.8 * len(view0)  # (a tile at the 12-px or 50 %-visible line may fall either side)
+    ratios = sorted(view0_x3[k] / view0[k] for k in same)
+    assert 2.7 < ratios[len(ratios) // 2] < 3.3
+
+
 def test_build_mix_boost_raises_the_photo_cap_of_weak_labels_both_ways_up(tmp_path, monkeypatch):
     """`--boost 1m=1.5` (run 10): the man numerals read worst, so their photo cap is raised and they
     get more *distinct* crops; other labels keep the cap, uncapped sources are untouched."""
