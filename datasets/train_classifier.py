@@ -673,6 +673,14 @@ def main(argv: list[str] | None = None) -> int:
     photo_dirs: list[Path] = []
     photo_caps: dict[Path, int] = {}
     if args.photo_seed is not None:
+        from tsumo_synth.photos import check_training_seed
+
+        for seed in args.photo_seed:   # all of them before anything is rendered
+            try:
+                check_training_seed(seed)
+            except ValueError as e:
+                print(f"error: --photo-seed: {e}", file=sys.stderr)
+                return 2
         k = len(args.photo_seed)
 
         def per_seed(values, what):

@@ -449,6 +449,12 @@ def main(argv: list[str] | None = None) -> int:
     if a.cmd == "render":
         if len(a.gens) != len(a.seeds):
             ap.error("one --gens per seed")
+        from tsumo_synth.photos import check_training_seed
+        for seed in a.seeds:
+            try:
+                check_training_seed(seed)
+            except ValueError as e:
+                ap.error(str(e))
         render_shards(a.out, a.seeds, a.gens, a.photos, pool=a.pool, shard=a.shard, jitter=a.jitter, jitter2=a.jitter2,
                       negatives=a.negatives, until=a.until)
     elif a.cmd == "train":

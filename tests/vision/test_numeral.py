@@ -248,3 +248,22 @@ def test_tune_recomputes_what_the_second_look_reads(tmp_path):
     with pytest.raises(SystemExit) as exit_:   # the command line says so and exits 2
         main(["tune", str(MODEL), str(spec), str(held)])
     assert exit_.value.code == 2
+
+
+@pytest.mark.parametrize("seed", [0, 77, 9601])
+def test_trainers_refuse_a_measuring_sets_photo_seed_on_the_command_line(tmp_path, capsys, monkeypatch, seed):
+    """Both trainers render training photos only from seeds no measuring set uses (`tsumo_synth.photos.
+    HELD_OUT_PHOTO_SEEDS`, face pool 0): asked for one, the command line says which and exits 2, and
+    writes nothing."""
+    import train_classifier
+    from train_numeral import main as numeral_main
+
+    monkeypatch.setattr(train_classifier, "CACHE", tmp_path / "cache")
+
+    with pytest.raises(SystemExit) as exit_:
+        numeral_main(["render", "--out", str(tmp_path / "n"), "--seeds", str(seed), "--gens", "v4", "--photos", "1"])
+    assert exit_.value.code == 2 and f"photo seed {seed} is held out" in capsys.readouterr().err
+    assert train_classifier.main(["--seeds", "1", "--per-class", "0", "--no-render", "--photo-seed", "9811", str(seed),
+                                 "--photos", "1"]) == 2
+    assert f"photo seed {seed} is held out" in capsys.readouterr().err
+    assert not (tmp_path / "n").exists() and not (tmp_path / "cache").exists()   # 9811, listed first, is not rendered
