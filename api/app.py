@@ -10,11 +10,15 @@ wait for the models. Docs (Swagger UI, ReDoc) are served from local files, no CD
 from __future__ import annotations
 
 import logging
+import math
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
@@ -45,6 +49,20 @@ def load_photo_reader(settings: ApiSettings) -> Reader:
     return PhotoReader(models_dir=settings.models_dir, threads=settings.reader_threads)
 
 
+def json_safe(value: Any) -> Any:
+    """`value` with every non-finite float as its JSON-ish spelling ("NaN", "Infinity", "-Infinity").
+
+    Python's JSON parser accepts NaN, Infinity and 1e999 (→ inf), so a 422 that echoes the client's
+    input could hold them, and a strict JSON response cannot: the error itself would become a 500."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
 def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactory | None = None) -> FastAPI:
     """Build the app. `reader_factory(settings)` makes the photo reader (default: the ONNX one)."""
     settings = settings or ApiSettings.from_env()
@@ -72,6 +90,11 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
     app.state.settings = settings
     app.state.reader_state = ReaderState(status="loading" if settings.load_models else "disabled")
     app.state.gate = InferenceGate(workers=settings.inference_workers, queue=settings.inference_queue)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        """FastAPI's 422 (`detail`: a list naming each field), with the echoed input made JSON-safe."""
+        return JSONResponse({"detail": json_safe(jsonable_encoder(exc.errors()))}, status_code=422)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -100,6 +100,20 @@ def test_malformed_input_is_422_naming_the_field(client, body, loc):
     assert r.json()["detail"][0]["loc"] == loc
 
 
+@pytest.mark.parametrize("raw,loc,echo", [
+    ('"concealed": NaN', ["body", "concealed"], "NaN"),
+    ('"concealed": "123m", "honba": Infinity', ["body", "honba"], "Infinity"),
+    ('"concealed": -1e999', ["body", "concealed"], "-Infinity"),        # overflows to -inf when parsed
+])
+def test_non_finite_numbers_are_422_naming_the_field_not_500(client, raw, loc, echo):
+    """Python's JSON parser takes NaN, Infinity and 1e999; the 422 that echoes them must still be
+    strict JSON (it was a 500: the response itself could not be encoded)."""
+    r = client.post("/v1/hands/score", content=("{" + raw + "}").encode(), headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    err = next(e for e in r.json()["detail"] if e["loc"] == loc)
+    assert err["input"] == echo
+
+
 def test_not_json_is_422(client):
     r = client.post("/v1/hands/score", content=b"{oops", headers={"content-type": "application/json"})
     assert r.status_code == 422

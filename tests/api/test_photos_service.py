@@ -206,6 +206,8 @@ def test_missing_photo_field_is_422(client):
     ('{"rules": "tenhoo"}', ["body", "context", "rules"], "unknown rule set"),
     ('{"rules": {"preset": "tenhou", "kiriage": "yes"}}', ["body", "context", "rules", "kiriage"], "true or false"),
     ('{"win_tile": "5"}', ["body", "context", "win_tile"], "pattern"),
+    ("NaN", ["body", "context"], "JSON object"),                     # found by the fuzz test: was a 500
+    ('{"honba": Infinity}', ["body", "context", "honba"], "finite number"),
 ])
 def test_context_errors_are_422_naming_the_field(make_client, context, loc, words):
     reader = FakeReader()
