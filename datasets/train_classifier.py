@@ -673,7 +673,7 @@ def main(argv: list[str] | None = None) -> int:
     photo_dirs: list[Path] = []
     photo_caps: dict[Path, int] = {}
     if args.photo_seed is not None:
-        from tsumo_synth.photos import check_training_seed
+        from tsumo_synth.photos import SCALES, check_training_seed
 
         for seed in args.photo_seed:   # all of them before anything is rendered
             try:
@@ -699,8 +699,8 @@ def main(argv: list[str] | None = None) -> int:
             if pool < 1:
                 print("error: --photo-pool-size must be ≥ 1", file=sys.stderr)
                 return 2
-            if not 0.25 <= scale <= 8:
-                print(f"error: --photo-scale must be in [0.25, 8], not {scale:g}", file=sys.stderr)
+            if not SCALES[0] <= scale <= SCALES[1]:
+                print(f"error: --photo-scale must be in [{SCALES[0]:g}, {SCALES[1]:g}], not {scale:g}", file=sys.stderr)
                 return 2
             photo_dir = CACHE / (f"photos_s{seed}_{args.imgsz}px_{gen}"
                                  + ("" if preset == "default" else f"_{preset}")

@@ -94,6 +94,7 @@ FACE_GENERATORS: dict[str, dict] = {"v3": {}, "v4": {"light_backs": True, "red_d
 DEFAULT_FACES = {"pool_seed": 0, "pool_size": 8, "gen": "v3"}
 # Photo seeds of the measuring sets (det_test_h 99, det_test_hard 98, the 400-photo gates 79-97, tune9
 # 9601, det_test_x3g 77): no training set may be rendered from them, nor from face pool 0.
+SCALES = (0.25, 8.0)  # the `scale` a render may take (pixels across, × the recipe's size)
 HELD_OUT_PHOTO_SEEDS = frozenset({77, 79, 85, 87, 89, 91, 93, 95, 97, 98, 99, 9601})
 
 
@@ -259,7 +260,7 @@ def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: f
     """`faces`: the face pool (keys of `DEFAULT_FACES`; None or missing keys: pool 0's); `scale`: the
     same photos shot with `scale`² the pixels (see `render_one`)."""
     out = Path(out)
-    if not 0.25 <= scale <= 8:
+    if not SCALES[0] <= scale <= SCALES[1]:
         raise ValueError(f"scale must be in [0.25, 8], not {scale}")
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
@@ -343,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="the same photos with this many times the pixels across (e.g. 2: 1280×960-class); "
                          "to see what a set's figures owe to its small photos")
     args = ap.parse_args(argv)
-    if not 0.25 <= args.scale <= 8:
+    if not SCALES[0] <= args.scale <= SCALES[1]:
         ap.error("--scale must be in [0.25, 8]")
     if args.face_pool_size < 1:
         ap.error("--face-pool-size must be ≥ 1")
