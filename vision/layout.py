@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field, replace
-from typing import Literal, Sequence
+from typing import Collection, Literal, Sequence
 
 import numpy as np
 
@@ -171,6 +171,7 @@ class Arrangement:
     geometry: float = 0.0  # the part of `penalty` that does not depend on the tile classes
     upright: tuple[int, ...] = ()  # tiles read as sideways that this arrangement takes as upright
     turned: tuple[int, ...] = ()  # tiles read as upright that it takes as sideways (an added kan's pair)
+    twice: tuple[int, ...] = ()  # row boxes left out as a second box of their neighbour's tile (`_duplicate`)
 
     @property
     def used(self) -> set[int]:
@@ -233,17 +234,19 @@ def choose_row(tiles: Sequence[TileDetection]) -> tuple[int, ...]:
 
 
 def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[int] | None = None,
-            limit: int = 8) -> list[Arrangement]:
+            limit: int = 8, keep: Collection[int] = ()) -> list[Arrangement]:
     """Plausible arrangements of the hand in `tiles`, best (lowest penalty) first.
 
-    `row` forces the hand row (indices into `tiles`); by default it is found here. Returns an
-    empty list when there is no classified tile at all.
+    `row` forces the hand row (indices into `tiles`); by default it is found here. `keep`: boxes
+    never merged with a neighbour as one tile boxed twice (the reader retries with a dropped one
+    kept when the hand comes out a tile short). Returns an empty list when there is no classified
+    tile at all.
     """
     if row is None:  # each plausible row in turn; a later row pays for being less likely
         out: list[Arrangement] = []
         for rank, cand in enumerate(candidate_rows(tiles)[:2]):
             out += [replace(a, penalty=a.penalty + PEN_SECOND_ROW * rank, geometry=a.geometry + PEN_SECOND_ROW * rank)
-                    for a in arrange(tiles, players=players, row=cand, limit=limit)]
+                    for a in arrange(tiles, players=players, row=cand, limit=limit, keep=keep)]
         out.sort(key=lambda a: a.penalty)
         return _with_whole_hands(out, limit)
     row_idx = list(row)
@@ -264,7 +267,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                  or _both_read_lying_alike(tiles[a], tiles[b])) and _one_above_other(fb[a], fb[b], apart=0.3))
 
     for pos, i in enumerate(row_idx):
-        if kept and _duplicate(tiles[i], tiles[kept[-1]]):  # one tile boxed twice: the surer box stays
+        if kept and i not in keep and kept[-1] not in keep and _duplicate(tiles[i], tiles[kept[-1]]):
+            # one tile boxed twice: the surer box stays
             if tiles[i].det_score > tiles[kept[-1]].det_score:
                 twice.add(kept[-1])
                 kept[-1] = i
@@ -525,7 +529,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 for v_closed, v_drawn, v_pen, v_notes in variants:
                     groups = [Group("closed", v_closed)] + ([Group("drawn", v_drawn)] if v_drawn else []) + list(melds)
                     results.append(Arrangement(tuple(groups), round(pen + v_pen + lpen, 6), tuple(row_idx),
-                                               tuple(notes) + v_notes, round(pen + v_pen, 6), upright, turned_here))
+                                               tuple(notes) + v_notes, round(pen + v_pen, 6), upright, turned_here,
+                                               tuple(sorted(twice))))
 
     full = row_idx
     n_full = len(full)

@@ -68,6 +68,13 @@ FAINT_TRY_ABOVE = 2.0
 # TWICE_OVERLAP: 1 389; MAX_SPLIT 4: 1 391).
 PEN_SPLIT = 1.0
 MAX_SPLIT = 2
+# The other way round: the layout merges two row boxes of one face overlapping much (`layout._duplicate`)
+# as one tile boxed twice, but in a run of like tiles (1m 1m 1m) seen at a slant the detector's
+# boxes can overlap that much while standing for two tiles, and the hand then comes out a tile
+# short (read as 13 tiles, or not at all). Tried along with the faint boxes: each merged box (at
+# most MAX_KEEP, surest first) kept in turn, the hand laid out again, at a cost PEN_KEEP.
+PEN_KEEP = 1.0
+MAX_KEEP = 2
 # Players sort their hands: each suit in one block (in any order of suits), numbers rising left to
 # right (see `_sort_breaks`). A prior, not a rule (not every player sorts, renders swap two
 # neighbours in 8 % of hands): each break costs SORT_WEIGHT, as much as a runner-up class
@@ -495,9 +502,12 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     if best is None or best[0] > FAINT_TRY_ABOVE:  # (a sure reading is not laid out again)
         split = _split_boxes(tiles, arrangements)
         faint = [i for i in _faint_boxes(tiles, arrangements, seen_row) if i not in split]  # (laid out once, cheaper)
+        merged = sorted({i for a in arrangements for i in a.twice}, key=lambda i: -tiles[i].det_score)[:MAX_KEEP]
         again = (_laid_out_without(tiles, faint, players, PEN_FAINT, "a faint box was taken as no tile")
                  + _laid_out_without(tiles, split, players, PEN_SPLIT,
-                                     "two boxes overlapping much in a meld were taken as one tile"))
+                                     "two boxes overlapping much in a meld were taken as one tile")
+                 + _laid_out_keeping(tiles, merged, players, PEN_KEEP,
+                                     "two boxes of one face overlapping much were taken as two tiles"))
         arrangements += again
         best = _best_reading(tiles, again, players, budget, best)
     if best is None:  # no legal reading: report the plain one, leaving out as few tiles as possible
@@ -664,6 +674,14 @@ def _laid_out_without(tiles: Sequence[TileDetection], drop: Sequence[int], playe
         out += [replace(a, penalty=a.penalty + cost, geometry=a.geometry + cost, notes=a.notes + (note,))
                 for a in arrange(without, players=players)]
     return out
+
+
+def _laid_out_keeping(tiles: Sequence[TileDetection], keep: Sequence[int], players: int, cost: float,
+                      note: str) -> list[Arrangement]:
+    """Every arrangement of the tiles with each of `keep` in turn taken as a tile of its own, not
+    as a second box of its neighbour's tile (see PEN_KEEP)."""
+    return [replace(a, penalty=a.penalty + cost, geometry=a.geometry + cost, notes=a.notes + (note,))
+            for i in keep for a in arrange(tiles, players=players, keep=(i,)) if i in a.used]
 
 
 def _as_laid(tiles: list[TileDetection], arr: Arrangement) -> list[TileDetection]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
+
 from tests.vision.test_layout import U, scene_from_sequence
-from vision.layout import Arrangement, Group
+from vision.layout import Arrangement, Group, arrange
 from vision import reading
 from vision.reading import _sort_breaks, read_hand
 from vision.recognize import Candidate
@@ -39,6 +41,37 @@ def test_neighbours_apart_are_not_taken_for_one_tile():
     r = read_hand(scene_from_sequence(seq, rng=random.Random(4)))
     assert r.hand is None
     assert not any("taken as one tile" in n for n in r.notes)
+
+
+def _squeezed_first(tiles, shift: float = 0.55):
+    """The row's first tile boxed `shift` of a tile too far right, so that its box overlaps its
+    neighbour's (of the same face) by more than `layout.DUPLICATE_OVERLAP`: a run of like tiles
+    seen at a slant (tune9_x3 #156: 1m 1m 1m read 1m 1m)."""
+    first = min(range(len(tiles)), key=lambda k: tiles[k].frame_box[0])
+    x1, y1, x2, y2 = tiles[first].frame_box
+    box = (x1 + shift * U, y1, x2 + shift * U, y2)
+    return [replace(t, box=box, frame_box=box, det_score=0.5) if k == first else t for k, t in enumerate(tiles)]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 5])
+def test_two_overlapping_boxes_of_one_face_are_two_tiles_when_the_hand_needs_both(seed, monkeypatch):
+    seq = "1m 1m 1m 2m 3m 4m 5p 6p 7p 7s 8s 9s 5z | 5z"
+    tiles = _squeezed_first(scene_from_sequence(seq, rng=random.Random(seed)))
+    assert arrange(tiles)[0].twice  # the layout alone merges the two boxes into one tile
+    r = read_hand(tiles)
+    assert r.error is None and r.sequence == seq
+    assert "two boxes of one face overlapping much were taken as two tiles" in r.notes
+    monkeypatch.setattr(reading, "PEN_KEEP", 99.0)  # without the retry: a 13-tile hand, a tile short
+    assert read_hand(tiles).error_code == "no_winning_tile"
+
+
+def test_a_tile_boxed_twice_is_not_kept_twice_when_the_hand_is_whole():
+    """The retry keeps a merged box only at a cost: one tile boxed twice in a whole hand stays one."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    tiles = _boxed_twice(scene_from_sequence(seq, rng=random.Random(4)), "8s", shift=0.2)
+    assert arrange(tiles)[0].twice
+    r = read_hand(tiles)
+    assert r.sequence == seq and not any("taken as two tiles" in n for n in r.notes)
 
 
 def _faint_box_in_the_gap(tiles, score: float, label: str = "5z"):
