@@ -95,3 +95,25 @@ def test_shipped_detector_rebuilds_exactly(tmp_path):
     got = oc.torch_outputs(YOLO(str(tmp_path / "d.pt")).model.float(), x)
     assert np.abs(got[:, 4] - out[:, 4]).max() <= 1e-4
     del net
+
+
+def test_train_detector_tells_an_init_of_another_width(tmp_path):
+    """The shipped detector rebuilt from its ONNX fits a model of its own scale (0.125 wide) in every
+    tensor and not train_detector's DEFAULT_SCALE (0.1875), which `--init` then refuses instead of
+    letting ultralytics transfer the few tensors that fit and train the rest from scratch."""
+    if not REAL_DEV.is_dir():
+        pytest.skip("real-dev photos not here")
+    pytest.importorskip("yaml")
+    from ultralytics import YOLO
+
+    from train_detector import DEFAULT_SCALE, init_mismatch, model_yaml
+
+    files = sorted(p for p in REAL_DEV.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))[:1]
+    x = oc.detector_inputs(files, oc.onnx_imgsz(SHIPPED_DETECTOR, 512))
+    oc.rebuild(SHIPPED_DETECTOR, oc.detector_yaml(tmp_path, onnx_path=SHIPPED_DETECTOR), "detect", x, tmp_path / "d.pt")
+    own = tuple(oc.onnx_recipe_scale(SHIPPED_DETECTOR))
+    assert own != tuple(DEFAULT_SCALE)
+    missing, total = init_mismatch(YOLO(str(model_yaml(own, tmp_path / "own.yaml"))), tmp_path / "d.pt")
+    assert missing == 0 and total > 300
+    missing, _ = init_mismatch(YOLO(str(model_yaml(tuple(DEFAULT_SCALE), tmp_path / "wide.yaml"))), tmp_path / "d.pt")
+    assert missing > total // 2
