@@ -47,6 +47,7 @@ PEN_PARTIAL = 2.0  # neither 13 nor 14 tiles: a partial view (allowed, but unlik
 PEN_OFF_ROW_DRAWN = 0.3  # the winning tile taken from a loose tile beside the hand
 PEN_NEXT_LOOSE = 0.5  # … the second nearest such tile
 LOOSE_NOTE = "winning tile taken from a loose tile beside the hand; could be a discard"
+TURNED_END_NOTE = "the last closed tile looked upright and was taken as the winning tile turned sideways"
 DRAWN_LEVEL = 0.25  # a drawn tile's centre this far off the closed tiles' level (× their height) …
 DRAWN_LEVEL_RAMP = 0.15  # … costs up to PEN_DRAWN_OFF_LEVEL, reached this much further off
 PEN_DRAWN_OFF_LEVEL = 1.0
@@ -63,6 +64,12 @@ PEN_STANDING_MELD = 1.0  # a meld whose upright tiles are as high as the standin
 # (seeds 800000+: in order 75 sorted in / 14 turned; out of order 44 turned / 11 apart / 0 in).
 END_SIDEWAYS_ODDS = {"in": -1.3, "out": -4.4, "unsorted": -3.0}
 PEN_HIDDEN_GAP = 0.6
+# The last of 14 touching closed tiles whose shape falls short of END_SIDEWAYS_ODDS is laid out upright, and
+# also, as another arrangement, turned (the winning tile shown sideways: a lying tile's box at a row's end
+# can look like a standing one's), for PEN_SIDEWAYS_CLOSED + this per unit of log-odds it falls short; the
+# reading step then keeps whichever way reads as a hand (its crop is read both ways). Session 19, shipped
+# models, tune9 / tune9_x3: 273 / 136 -> 273 / 138 (0.25, 0.5 and 1 alike; none lost). 99: never.
+END_TURN_PER_ODDS = 0.5
 TOUCHING_SIDEWAYS_ODDS = -2.5  # see `_turned_not_apart`
 TOUCHING_SIDEWAYS_STEP = 0.35  # the last of 14 touching tiles taken for the drawn tile with no gap seen
 DRAWN_SIDEWAYS_ODDS = 4.0  # a tile set apart stands unless its shape is this sure it lies
@@ -480,6 +487,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                         inner.remove(c - 2)
                 pen += PEN_GAP_INSIDE * len(inner)
                 upright, turned_here = forced, turned
+                turn_variant = None  # the cost of also reading the last closed tile as lying sideways
                 last = row_idx[c - 1]
                 odds = tiles[last].side_odds
                 if odds is not None and tiles[last].label != BACK:
@@ -495,7 +503,9 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                         if odds > END_SIDEWAYS_ODDS[order]:
                             turned_here += (last,)
                             pen += PEN_SIDEWAYS_CLOSED
-                        elif order == "out":
+                        elif order != "out":  # it may lie sideways all the same (END_TURN_PER_ODDS)
+                            turn_variant = PEN_SIDEWAYS_CLOSED + END_TURN_PER_ODDS * (END_SIDEWAYS_ODDS[order] - odds)
+                        if order == "out" and odds <= END_SIDEWAYS_ODDS[order]:
                             drawn = (closed[-1],)
                             closed = closed[:-1]
                             pen += PEN_HIDDEN_GAP
@@ -503,18 +513,21 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                                          "sort order: taken as the drawn tile")
                 if drawn:
                     pen += _drawn_off_level_cost(fb, closed, drawn[0], side)
-                variants = [(closed, drawn, 0.0, ())]  # (closed, drawn, extra penalty, notes)
+                # (closed, drawn, extra penalty, notes, tiles it also turns sideways)
+                variants = [(closed, drawn, 0.0, (), ())]
+                if turn_variant is not None:
+                    variants.append((closed, drawn, turn_variant, (TURNED_END_NOTE,), (last,)))
                 if count == 13 and not drawn:
                     # one short, nothing set apart: the winning tile is not in the photo, or it
                     # lies loose beside the hand (tried when close enough; the reading step takes
                     # it only if it completes the hand, which a stray discard seldom does)
-                    variants = [(closed, drawn, PEN_MISSING_DRAWN, ())]
+                    variants = [(closed, drawn, PEN_MISSING_DRAWN, (), ())]
                     for k, loose in enumerate(loose_tiles()):
                         if _turned_at_end(tiles[loose], fb[closed[-1]], unit):
                             # the winning tile turned, lying flat after standing tiles
-                            variants.append((closed + (loose,), drawn, PEN_SIDEWAYS_CLOSED, ()))
+                            variants.append((closed + (loose,), drawn, PEN_SIDEWAYS_CLOSED, (), ()))
                         else:
-                            variants.append((closed, (loose,), PEN_OFF_ROW_DRAWN + PEN_NEXT_LOOSE * k, (LOOSE_NOTE,)))
+                            variants.append((closed, (loose,), PEN_OFF_ROW_DRAWN + PEN_NEXT_LOOSE * k, (LOOSE_NOTE,), ()))
                 elif count == 13:  # a tile set apart, yet one short: a tile was lost (or left out)
                     pen += PEN_MISSING_DRAWN
                 elif count not in (13, 14):
@@ -526,10 +539,10 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                                  if tiles[i].sideways and i not in (g.called, g.added))
                 if c < n and gaps[c - 1] <= GAP * unit:  # (a meld lying apart is one, however high)
                     pen += _standing_meld_cost(tiles, closed, melds)
-                for v_closed, v_drawn, v_pen, v_notes in variants:
+                for v_closed, v_drawn, v_pen, v_notes, v_turned in variants:
                     groups = [Group("closed", v_closed)] + ([Group("drawn", v_drawn)] if v_drawn else []) + list(melds)
                     results.append(Arrangement(tuple(groups), round(pen + v_pen + lpen, 6), tuple(row_idx),
-                                               tuple(notes) + v_notes, round(pen + v_pen, 6), upright, turned_here,
+                                               tuple(notes) + v_notes, round(pen + v_pen, 6), upright, turned_here + v_turned,
                                                tuple(sorted(twice))))
 
     full = row_idx

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from tests.vision.test_layout import U, scene_from_sequence
+from vision import layout, reading
 from vision.layout import Arrangement, Group, arrange
-from vision import reading
 from vision.reading import _sort_breaks, read_hand
 from vision.recognize import Candidate
 
@@ -241,3 +241,34 @@ def test_a_kakan_is_not_taken_for_a_split_tile():
     r = read_hand(scene_from_sequence(seq, rng=random.Random(3)))
     assert r.sequence == seq and r.error is None
     assert not any("in a meld" in n for n in r.notes)
+
+
+def _last_read_upright(seq: str, seed: int, label: str, turned: str, odds: float):
+    """`seq` laid out touching, its last tile's box looking upright (sideways log-odds `odds`) and read
+    as `label` from its upright crop, as `turned` from its crop turned sideways."""
+    tiles = scene_from_sequence(seq, rng=random.Random(seed), gaps="none")
+    last = max(range(len(tiles)), key=lambda k: tiles[k].frame_box[0])
+    tiles[last] = replace(tiles[last], label=label, confidence=0.98, side_odds=odds,
+                          candidates=(Candidate(label, 0.98), Candidate("6z", 0.015), Candidate("2z", 0.005)),
+                          turned_candidates=(Candidate(turned, 0.9), Candidate("6z", 0.1)))
+    return tiles
+
+
+@pytest.mark.parametrize("seed,odds", [(0, -3.0), (1, -4.0), (2, -6.0)])
+def test_a_last_tile_that_looked_upright_is_read_turned_when_only_that_makes_a_hand(seed, odds, monkeypatch):
+    """The winning tile shown sideways at the end of the closed tiles, its box looking upright: read upright it is a
+    surely read 7z that makes no hand; read from its sideways crop it is the 5z that does (layout.END_TURN_PER_ODDS)."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z 5z"
+    tiles = _last_read_upright(seq, seed, "7z", "5z", odds)
+    r = read_hand(tiles)
+    assert r.error is None and r.sequence == seq + "-"
+    assert layout.TURNED_END_NOTE in r.notes
+    monkeypatch.setattr(layout, "END_TURN_PER_ODDS", 99.0)  # never turned: a tile short
+    assert read_hand(tiles).error_code == "no_winning_tile"
+
+
+def test_a_last_tile_whose_upright_read_makes_the_hand_stays_upright():
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z 5z"
+    r = read_hand(_last_read_upright(seq, 0, "5z", "7z", -4.0))
+    assert r.error is None and r.sequence == seq
+    assert layout.TURNED_END_NOTE not in r.notes
