@@ -396,7 +396,9 @@ def extract_patch(image: np.ndarray, frame: Frame, fb: Sequence[float], *, margi
 class Detector(Protocol):
     """`vision.detect.TileDetector`: `detect(image)` → objects with x1, y1, x2, y2, score. An
     object may also offer `detect_turned(image, frame) -> (frame boxes, scores)` (test oracles),
-    and `imgsz`, its input size: a hand whose tiles are small in it is then detected again closer."""
+    and `imgsz`, its input size: a hand whose tiles are small in it is then detected again closer, and
+    `detect(image, imgsz=...)` is then asked for a larger input when the closer cut has the pixels
+    (SECOND_MAX_IMGSZ); one with `conf`, its score floor, is asked `detect(image, conf=...)`."""
 
     def detect(self, image: np.ndarray) -> list: ...
 
@@ -470,6 +472,14 @@ ZOOM_BELOW = 40.0
 # shadows) misled the layout. Shipped models on the same tune renders: 300 of seeds 700000+
 # 204 → 215 (0.35 and 0.45; 0.55: 195), 300 of seeds 800000+ 193 → 206 (0.45: 204).
 SECOND_CONF = 0.35
+# The second detection's input grows with the pixels the cut has, up to this (its long side rounded
+# up to 32; never smaller than the detector's own 512): a phone photo's hand cut at up to
+# REGION_SIDE px then keeps detail a 512 input throws away, while a small photo's cut (already at or
+# under 512) is seen as before. Session 19, shipped models, one sweep each (0 = off): tune9_x3
+# (3×) 138 → 146/200 (768: 144), tune9 273 → 273/400 (768: 268); then read once on the gates:
+# det_test_x3g 220 → 236/300 (25 gained, 9 lost), det_test_x1g 200 → 205, det_test_h 102 → 104/150;
+# real-dev 4/4 at every size; reader time on det_test_x3g (2 threads, 60 photos) median 148 → 149 ms.
+SECOND_MAX_IMGSZ = 640
 FRAME_TILT = 12.0  # the hand row, once turned level, leans less than this
 # A box the detector scores under its floor (0.25) but at least this is added when it fills a gap
 # in the hand row (see `_gap_boxes`): the middle one of touching blank white dragons scores near
@@ -639,12 +649,17 @@ def turned_view(image: np.ndarray, frame: Frame, max_side: int = 1600,
 def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
                      max_side: int = 1600, region: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Detect again on a copy turned into the frame (`turned_view`): boxes come back tight, in
-    frame units, scored at least SECOND_CONF."""
+    frame units, scored at least SECOND_CONF; the hand's cut (`region`) at an input as large as it is,
+    up to SECOND_MAX_IMGSZ (the whole turned canvas at the detector's own size)."""
     view = turned_view(image, frame, max_side, region)
     if view is None:
         return np.zeros((0, 4)), np.zeros(0)
     floor = getattr(detector, "conf", None)  # (a detector with a score threshold of its own)
-    boxes = detector.detect(view.image) if floor is None else detector.detect(view.image, conf=max(floor, SECOND_CONF))
+    kw: dict[str, float] = {} if floor is None else {"conf": max(floor, SECOND_CONF)}
+    own, side = getattr(detector, "imgsz", None), max(view.image.shape[:2])
+    if region is not None and own and side > own and SECOND_MAX_IMGSZ > own:  # (the hand's cut, by a detector with an input size)
+        kw["imgsz"] = int(min(SECOND_MAX_IMGSZ, -(-side // 32) * 32))
+    boxes = detector.detect(view.image, **kw)
     fb = np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], float).reshape(-1, 4)
     return view.to_frame(fb), np.array([b.score for b in boxes], float)
 

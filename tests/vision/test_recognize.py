@@ -104,3 +104,47 @@ def test_unsure_faces_leave_the_owner_at_the_photos_bottom_and_sure_ones_turn_th
     for sure, image, want in ((0.3, upside_down, labels[::-1]), (3.0, upside_down, labels), (0.3, photo, labels)):
         reading = PhotoReader(detector=BrightBlobs(), classifier=BodyFooledClassifier(labels, sure)).read(image)
         assert reading.sequence == " ".join(want), (sure, reading.sequence)
+
+
+class Sized(BrightBlobs):
+    """BrightBlobs with an input size of its own (as `TileDetector`), recording the size it is asked for."""
+
+    imgsz = 512
+
+    def __init__(self):
+        super().__init__()
+        self.asked = []
+
+    def detect(self, image, *, imgsz=None):
+        self.asked.append(imgsz)
+        return super().detect(image)
+
+
+def _scaled_row(scale: float) -> tuple[np.ndarray, Frame, tuple]:
+    """A level row of 10 bright "tiles" drawn `scale` times as large (a phone photo: 3)."""
+    s = scale
+    image = np.zeros((int(480 * s), int(640 * s), 3), np.uint8)
+    xs = [int(150 * s + k * 34 * s) for k in range(10)]
+    for x in xs:
+        cv2.rectangle(image, (x, int(250 * s)), (x + int(30 * s), int(290 * s)), (255, 255, 255), -1)
+    frame = Frame(0.0, (image.shape[1] / 2, image.shape[0] / 2))
+    row = frame.boxes_to_frame(np.array([[x, 250 * s, x + 30 * s, 290 * s] for x in xs], float))
+    return image, frame, hand_region(row)
+
+
+def test_the_second_look_grows_its_input_with_the_pixels_of_the_cut(monkeypatch):
+    """At phone pixel density the hand's cut is larger than the detector's 512 input: it is detected at
+    up to SECOND_MAX_IMGSZ (rounded up to 32) instead of shrunk; a cut under 512 px is detected as before."""
+    import vision.recognize as recognize
+
+    det = Sized()
+    image, frame, region = _scaled_row(3.0)
+    boxes, _ = _redetect_turned(image, det, frame, region=region)
+    assert len(boxes) == 10 and det.asked[-1] == recognize.SECOND_MAX_IMGSZ == 640
+    image, frame, region = _scaled_row(0.5)  # a cut of ~300 px: seen at the detector's own size
+    boxes, _ = _redetect_turned(image, det, frame, region=region)
+    assert len(boxes) == 10 and max(det.shapes[-1]) <= 512 and det.asked[-1] is None
+    monkeypatch.setattr(recognize, "SECOND_MAX_IMGSZ", 0)  # off: never asked for another size
+    image, frame, region = _scaled_row(3.0)
+    _redetect_turned(image, det, frame, region=region)
+    assert det.asked[-1] is None

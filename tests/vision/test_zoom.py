@@ -22,7 +22,7 @@ class Seen:
             self.imgsz = imgsz
         self.images = []
 
-    def detect(self, image):
+    def detect(self, image, **kw):  # (an input size of its own: asked imgsz= for a large cut)
         self.images.append(image)
         return []
 
@@ -100,7 +100,7 @@ def test_a_level_hand_of_small_tiles_is_looked_at_again_closer():
         cv2.rectangle(image, b[:2], b[2:], (255, 255, 255), -1)
 
     class Blobs(Seen):
-        def detect(self, img):
+        def detect(self, img, **kw):
             self.images.append(img)
             grey = cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
             n, _, stats, _ = cv2.connectedComponentsWithStats((grey > 128).astype(np.uint8))
