@@ -68,7 +68,8 @@ PEN_HIDDEN_GAP = 0.6
 # also, as another arrangement, turned (the winning tile shown sideways: a lying tile's box at a row's end
 # can look like a standing one's), for PEN_SIDEWAYS_CLOSED + this per unit of log-odds it falls short; the
 # reading step then keeps whichever way reads as a hand (its crop is read both ways). Session 19, shipped
-# models, tune9 / tune9_x3: 273 / 136 -> 273 / 138 (0.25, 0.5 and 1 alike; none lost). 99: never.
+# models, tune9 / tune9_x3: 273 / 136 -> 273 / 138 (0.25, 0.5 and 1 alike; none lost); held-out
+# det_test_x3g 219 -> 220, det_test_x1g 198 -> 200, det_test_h 102 (none lost). 99: never.
 END_TURN_PER_ODDS = 0.5
 TOUCHING_SIDEWAYS_ODDS = -2.5  # see `_turned_not_apart`
 TOUCHING_SIDEWAYS_STEP = 0.35  # the last of 14 touching tiles taken for the drawn tile with no gap seen
@@ -503,14 +504,14 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                         if odds > END_SIDEWAYS_ODDS[order]:
                             turned_here += (last,)
                             pen += PEN_SIDEWAYS_CLOSED
-                        elif order != "out":  # it may lie sideways all the same (END_TURN_PER_ODDS)
-                            turn_variant = PEN_SIDEWAYS_CLOSED + END_TURN_PER_ODDS * (END_SIDEWAYS_ODDS[order] - odds)
-                        if order == "out" and odds <= END_SIDEWAYS_ODDS[order]:
+                        elif order == "out":
                             drawn = (closed[-1],)
                             closed = closed[:-1]
                             pen += PEN_HIDDEN_GAP
                             notes.append("no gap is seen before the last tile, but it is out of the hand's "
                                          "sort order: taken as the drawn tile")
+                        else:  # it may lie sideways all the same (END_TURN_PER_ODDS)
+                            turn_variant = PEN_SIDEWAYS_CLOSED + END_TURN_PER_ODDS * (END_SIDEWAYS_ODDS[order] - odds)
                 if drawn:
                     pen += _drawn_off_level_cost(fb, closed, drawn[0], side)
                 # (closed, drawn, extra penalty, notes, tiles it also turns sideways)
