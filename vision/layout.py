@@ -313,6 +313,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 continue
         kept.append(i)
     row_idx = kept
+    merged = tuple(sorted(twice))  # (every arrangement of this row names them)
     heights = [fb[i][3] - fb[i][1] for i in row_idx if i in side]
     widths = [fb[i][2] - fb[i][0] for i in row_idx if i not in side]
     unit = float(np.median(widths)) if widths else float(np.median(heights or [1.0]))
@@ -544,7 +545,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                     groups = [Group("closed", v_closed)] + ([Group("drawn", v_drawn)] if v_drawn else []) + list(melds)
                     results.append(Arrangement(tuple(groups), round(pen + v_pen + lpen, 6), tuple(row_idx),
                                                tuple(notes) + v_notes, round(pen + v_pen, 6), upright, turned_here + v_turned,
-                                               tuple(sorted(twice))))
+                                               merged))
 
     full = row_idx
     n_full = len(full)

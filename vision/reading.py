@@ -673,8 +673,7 @@ def _laid_out_without(tiles: Sequence[TileDetection], drop: Sequence[int], playe
     for i in drop:
         without = [replace(t, label=None, candidates=(), turned_candidates=()) if k == i else t
                    for k, t in enumerate(tiles)]
-        out += [replace(a, penalty=a.penalty + cost, geometry=a.geometry + cost, notes=a.notes + (note,))
-                for a in arrange(without, players=players)]
+        out += [_at_cost(a, cost, note) for a in arrange(without, players=players)]
     return out
 
 
@@ -682,8 +681,12 @@ def _laid_out_keeping(tiles: Sequence[TileDetection], keep: Sequence[int], playe
                       note: str) -> list[Arrangement]:
     """Every arrangement of the tiles with each of `keep` in turn taken as a tile of its own, not
     as a second box of its neighbour's tile (see PEN_KEEP)."""
-    return [replace(a, penalty=a.penalty + cost, geometry=a.geometry + cost, notes=a.notes + (note,))
-            for i in keep for a in arrange(tiles, players=players, keep=(i,)) if i in a.used]
+    return [_at_cost(a, cost, note) for i in keep for a in arrange(tiles, players=players, keep=(i,)) if i in a.used]
+
+
+def _at_cost(arr: Arrangement, cost: float, note: str) -> Arrangement:
+    """`arr` as a retry of the layout pays for it: `cost` more (geometry too), and says why."""
+    return replace(arr, penalty=arr.penalty + cost, geometry=arr.geometry + cost, notes=arr.notes + (note,))
 
 
 def _as_laid(tiles: list[TileDetection], arr: Arrangement) -> list[TileDetection]:

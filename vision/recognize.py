@@ -24,7 +24,7 @@ import numpy as np
 
 from vision.boxes import box_areas, intersections
 from vision.classes import BACK, HALF_TURN_SYMMETRIC, SUITS, TILE_CLASSES, plain
-from vision.detect import PartRule, drop_parts
+from vision.detect import STRIDE, PartRule, drop_parts
 
 BoxT = tuple[float, float, float, float]
 
@@ -658,7 +658,7 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     kw: dict[str, float] = {} if floor is None else {"conf": max(floor, SECOND_CONF)}
     own, side = getattr(detector, "imgsz", None), max(view.image.shape[:2])
     if region is not None and own and side > own and SECOND_MAX_IMGSZ > own:  # (the hand's cut, by a detector with an input size)
-        kw["imgsz"] = int(min(SECOND_MAX_IMGSZ, -(-side // 32) * 32))
+        kw["imgsz"] = int(min(SECOND_MAX_IMGSZ, -(-side // STRIDE) * STRIDE))
     boxes = detector.detect(view.image, **kw)
     fb = np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], float).reshape(-1, 4)
     return view.to_frame(fb), np.array([b.score for b in boxes], float)

@@ -261,7 +261,7 @@ def write_dataset(out: Path, n: int, seed: int, *, workers: int = 1, val_frac: f
     same photos shot with `scale`² the pixels (see `render_one`)."""
     out = Path(out)
     if not SCALES[0] <= scale <= SCALES[1]:
-        raise ValueError(f"scale must be in [0.25, 8], not {scale}")
+        raise ValueError(f"scale must be in [{SCALES[0]:g}, {SCALES[1]:g}], not {scale}")
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r} (known: {', '.join(PRESETS)})")
     unknown = set(faces or {}) - set(DEFAULT_FACES)
@@ -345,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
                          "to see what a set's figures owe to its small photos")
     args = ap.parse_args(argv)
     if not SCALES[0] <= args.scale <= SCALES[1]:
-        ap.error("--scale must be in [0.25, 8]")
+        ap.error(f"--scale must be in [{SCALES[0]:g}, {SCALES[1]:g}]")
     if args.face_pool_size < 1:
         ap.error("--face-pool-size must be ≥ 1")
     if args.n <= 0:
