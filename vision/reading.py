@@ -77,6 +77,12 @@ MAX_SPLIT = 2
 # det_test_x3g 218 -> 219, det_test_x1g 198 and det_test_h 102 unchanged.
 PEN_KEEP = 1.0
 MAX_KEEP = 2
+# An added kan's two tiles boxed as one (`vision.recognize.PAIR_WIDE`): the box's two parts laid out
+# instead of it (and with each of a meld's split boxes left out too, see PEN_SPLIT), when no reading
+# is sure, at this cost. Session 20, shipped models: tune9_x3 146 -> 152/200, tune9 273 -> 276/400
+# (PEN_PAIR 1: 151 and 275; parts of one face read surely tried for a sure reading too: 152 and 275;
+# PEN_PAIR 1 without the meld's split boxes: 150 and 276).
+PEN_PAIR = 0.5
 # Players sort their hands: each suit in one block (in any order of suits), numbers rising left to
 # right (see `_sort_breaks`). A prior, not a rule (not every player sorts, renders swap two
 # neighbours in 8 % of hands): each break costs SORT_WEIGHT, as much as a runner-up class
@@ -485,11 +491,14 @@ def _sort_breaks(arr: Arrangement, labels: dict[int, str]) -> int:
 
 def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[int] | None = None,
               row_angle: float | None = None, image_size: tuple[int, int] | None = None,
-              timings: dict[str, float] | None = None, seen_row: Sequence[int] = ()) -> Reading:
+              timings: dict[str, float] | None = None, seen_row: Sequence[int] = (),
+              pairs: Sequence[tuple[int, TileDetection, TileDetection]] = ()) -> Reading:
     """Lay out, check and (if needed) correct the hand in `tiles` (the recogniser's output).
 
     `seen_row`: the recogniser's hand row (`Recognition.row`), whose faint boxes are tried as no
-    tile too when the layout's rows end before them (see `_faint_boxes`)."""
+    tile too when the layout's rows end before them (see `_faint_boxes`). `pairs`: boxes that may
+    hold an added kan's two tiles, with the two read apart (`Recognition.pairs`), tried when no
+    reading is sure; the reading's tiles then end with the two."""
     tiles = list(tiles)
     base = dict(players=players, row_angle=row_angle, image_size=image_size, timings=dict(timings or {}))
     if not tiles:
@@ -512,6 +521,9 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
                                      "two boxes of one face overlapping much were taken as two tiles"))
         arrangements += again
         best = _best_reading(tiles, again, players, budget, best)
+        for k, lower, upper in pairs:  # (each on its own list of tiles: the reading keeps the one it chose)
+            both = tiles + [lower, upper]
+            best = _best_reading(both, _laid_out_split(both, k, players, split), players, budget, best)
     if best is None:  # no legal reading: report the plain one, leaving out as few tiles as possible
         arr = min(arrangements, key=lambda a: (-len(a.used), a.penalty))
         tiles = _as_laid(tiles, arr)
@@ -682,6 +694,20 @@ def _laid_out_keeping(tiles: Sequence[TileDetection], keep: Sequence[int], playe
     """Every arrangement of the tiles with each of `keep` in turn taken as a tile of its own, not
     as a second box of its neighbour's tile (see PEN_KEEP)."""
     return [_at_cost(a, cost, note) for i in keep for a in arrange(tiles, players=players, keep=(i,)) if i in a.used]
+
+
+def _laid_out_split(tiles: Sequence[TileDetection], k: int, players: int, split: Sequence[int] = ()) -> list[Arrangement]:
+    """Every arrangement with box `k` left out and the last two tiles (its parts, see PEN_PAIR)
+    in its place, that takes either part into the hand; and so with each of `split` left out too
+    (a meld's box split in two, see PEN_SPLIT)."""
+    parts = {len(tiles) - 2, len(tiles) - 1}
+    out: list[Arrangement] = []
+    for drop, cost in [((k,), PEN_PAIR)] + [((k, d), PEN_PAIR + PEN_SPLIT) for d in split if d != k]:
+        without = [replace(t, label=None, candidates=(), turned_candidates=()) if i in drop else t
+                   for i, t in enumerate(tiles)]
+        out += [_at_cost(a, cost, "one box was taken as an added kan's two tiles")
+                for a in arrange(without, players=players) if parts & a.used]
+    return out
 
 
 def _at_cost(arr: Arrangement, cost: float, note: str) -> Arrangement:

@@ -426,14 +426,18 @@ class Recognition:
     # side (its tiles; see `turned_around`: the reader reads it so when the hand is not found
     # elsewhere)
     other_side: tuple[int, ...] = ()
+    # row boxes that may hold an added kan's two tiles boxed as one (see `_pair_boxes`): (the box's
+    # index, its lower part read as the sideways tile, its upper part read as the tile added on it)
+    pairs: tuple[tuple[int, TileDetection, TileDetection], ...] = ()
 
     def turned_around(self) -> "Recognition":
         """The same tiles read with the owner on the other side of the row: the frame turned by
-        180°, every tile's face turned with it (the classes do not change)."""
+        180°, every tile's face turned with it (the classes do not change). (An added kan's tile
+        lies beyond its base from the owner: the pairs, split for this side, are not kept.)"""
         tiles = [replace(t, frame_box=(-t.frame_box[2], -t.frame_box[3], -t.frame_box[0], -t.frame_box[1]),
                          rotation=(t.rotation + 180) % 360 if t.label is not None else t.rotation)
                  for t in self.tiles]
-        return replace(self, tiles=tiles, frame=self.frame.turned(180.0), other_side=())
+        return replace(self, tiles=tiles, frame=self.frame.turned(180.0), other_side=(), pairs=())
 
 
 @dataclass(frozen=True)
@@ -573,6 +577,67 @@ def _stack_bases(frame_boxes: np.ndarray, row: Sequence[int]) -> np.ndarray:
         same_place = [o for o in row if o != b and ov[o] > 0.65 * min(w[o], w[b])]
         out[b] = any(not [o for o in same_place if o != t] for t in np.flatnonzero(hit))
     return out
+
+
+# An added kan's tile lies beyond its sideways base (from the owner), and seen from low down the
+# two overlap so much that the detector often boxes them once: a box wider and taller than its row
+# neighbours (a sideways tile is wider but lower). On the tune renders the bases whose added tile
+# had no box were 1.13–1.39 times as wide and 1.03–1.25 as tall as their neighbours; plain
+# sideways tiles 0.95–1.51 wide but 0.72–1.04 tall (5–95 %). Such a box (at most MAX_PAIRS, the
+# tallest first) is also read as two sideways tiles: its lower PAIR_BASE as the base, its upper
+# PAIR_TOP as the added tile; the reading step lays them out instead of the box when no reading
+# is sure, at a cost (`vision.reading.PEN_PAIR`).
+PAIR_WIDE = 1.1
+PAIR_TALL = 1.0
+PAIR_BASE = 0.6
+PAIR_TOP = 0.5
+MAX_PAIRS = 2
+SURE_SIDEWAYS = 6.0  # log-odds given to a part of a pair box: an added kan's tiles both lie sideways
+
+
+def _pair_boxes(frame_boxes: np.ndarray, row: Sequence[int], k: int = 4) -> list[int]:
+    """The row's boxes that may hold two tiles of an added kan (see PAIR_WIDE), tallest first:
+    sizes against the median of the `k` row neighbours nearest along the row (near tiles are larger)."""
+    row = sorted((int(i) for i in row), key=lambda i: frame_boxes[i, 0] + frame_boxes[i, 2])
+    if len(row) < 5:
+        return []
+    fb = frame_boxes
+    cx = (fb[row, 0] + fb[row, 2]) / 2
+    found = []
+    for n, i in enumerate(row):
+        near = [row[m] for m in np.argsort(np.abs(cx - cx[n])) if m != n][:k]
+        w, h = np.median(fb[near, 2] - fb[near, 0]), np.median(fb[near, 3] - fb[near, 1])
+        tall = (fb[i, 3] - fb[i, 1]) / max(h, 1e-6)
+        if (fb[i, 2] - fb[i, 0]) >= PAIR_WIDE * w and tall >= PAIR_TALL:
+            found.append((tall, i))
+    return [i for _, i in sorted(found, reverse=True)[:MAX_PAIRS]]
+
+
+def _split_pairs(classifier: Classifier, image: np.ndarray, frame: Frame, frame_boxes: np.ndarray,
+                 row: Sequence[int], scores: np.ndarray) -> tuple[tuple[int, TileDetection, TileDetection], ...]:
+    """Each of `_pair_boxes` (frame: owner towards +y) read as an added kan's base and the tile on it."""
+    found = _pair_boxes(frame_boxes, row)
+    if not found:
+        return ()
+    parts = []
+    for i in found:
+        x1, y1, x2, y2 = frame_boxes[i]
+        h = y2 - y1
+        parts += [(x1, y2 - PAIR_BASE * h, x2, y2), (x1, y1, x2, y1 + PAIR_TOP * h)]
+    parts_fb = np.array(parts, float)
+    probs, flips = _classify(classifier, image, frame, parts_fb, np.ones(len(parts_fb), bool))
+    out = []
+    for n, i in enumerate(found):
+        read = []
+        for j in (2 * n, 2 * n + 1):
+            order = np.argsort(-probs[j])[:TOP_K]
+            cands = tuple(Candidate(TILE_CLASSES[int(c)], float(probs[j][c])) for c in order)
+            fbox = tuple(float(v) for v in parts_fb[j])
+            read.append(TileDetection(frame_box_to_photo_box(frame, fbox), fbox, cands[0].label,
+                                      90 if flips[j][1] > flips[j][0] else 270, cands[0].prob, cands,
+                                      float(scores[i]), side_odds=SURE_SIDEWAYS))
+        out.append((i, read[0], read[1]))
+    return tuple(out)
 
 
 def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3,
@@ -1179,4 +1244,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             turned = tuple(Candidate(TILE_CLASSES[int(c)], float(q[c])) for c in np.argsort(-q)[:TOP_K])
         tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k]), turned,
                                    float(shape_odds[k])))
-    return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others), survey, other_side)
+    t3 = time.perf_counter()
+    pairs = _split_pairs(classifier, image, frame, frame_boxes, row_idx, scores) if MAX_PAIRS else ()
+    timings["classify_ms"] += (time.perf_counter() - t3) * 1000
+    return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others), survey, other_side,
+                       pairs)
