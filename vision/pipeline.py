@@ -92,7 +92,7 @@ class PhotoReader:
     def _read(rec, players: int, row: tuple[int, ...] | None = None) -> Reading:
         angle = (-rec.frame.angle + 180.0) % 360.0 - 180.0 if rec.tiles else None
         return read_hand(rec.tiles, players=players, row=row, row_angle=angle, image_size=rec.image_size,
-                         timings=rec.timings, seen_row=rec.row, pairs=rec.pairs)
+                         timings=rec.timings, seen_row=rec.row, pairs=rec.read_pairs)
 
 
 def _read_in(reading: Reading, row: tuple[int, ...]) -> bool:

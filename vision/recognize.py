@@ -12,12 +12,13 @@ Output: one `TileDetection` per detected tile, with its box in the photo *and* i
 """
 from __future__ import annotations
 
+import functools
 import math
 import statistics
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence
 
 import cv2
 import numpy as np
@@ -88,6 +89,10 @@ class TileDetection:
     def with_label(self, label: str) -> "TileDetection":
         prob = next((c.prob for c in self.candidates if c.label == label), 0.0)
         return replace(self, label=label, confidence=prob)
+
+
+# a row box that may hold an added kan's two tiles, and its two parts read apart (see `_pair_boxes`)
+Pair = tuple[int, TileDetection, TileDetection]
 
 
 # --------------------------------------------------------------------------------------------
@@ -426,9 +431,10 @@ class Recognition:
     # side (its tiles; see `turned_around`: the reader reads it so when the hand is not found
     # elsewhere)
     other_side: tuple[int, ...] = ()
-    # row boxes that may hold an added kan's two tiles boxed as one (see `_pair_boxes`): (the box's
-    # index, its lower part read as the sideways tile, its upper part read as the tile added on it)
-    pairs: tuple[tuple[int, TileDetection, TileDetection], ...] = ()
+    # row boxes that may hold an added kan's two tiles boxed as one (see `_pair_boxes`), read apart
+    # on the first call (the reading step asks only when no reading is sure): (the box's index, its
+    # lower part read as the sideways tile, its upper part read as the tile added on it)
+    read_pairs: Callable[[], tuple[Pair, ...]] = tuple
 
     def turned_around(self) -> "Recognition":
         """The same tiles read with the owner on the other side of the row: the frame turned by
@@ -437,7 +443,7 @@ class Recognition:
         tiles = [replace(t, frame_box=(-t.frame_box[2], -t.frame_box[3], -t.frame_box[0], -t.frame_box[1]),
                          rotation=(t.rotation + 180) % 360 if t.label is not None else t.rotation)
                  for t in self.tiles]
-        return replace(self, tiles=tiles, frame=self.frame.turned(180.0), other_side=(), pairs=())
+        return replace(self, tiles=tiles, frame=self.frame.turned(180.0), other_side=(), read_pairs=tuple)
 
 
 @dataclass(frozen=True)
@@ -614,11 +620,9 @@ def _pair_boxes(frame_boxes: np.ndarray, row: Sequence[int], k: int = 4) -> list
 
 
 def _split_pairs(classifier: Classifier, image: np.ndarray, frame: Frame, frame_boxes: np.ndarray,
-                 row: Sequence[int], scores: np.ndarray) -> tuple[tuple[int, TileDetection, TileDetection], ...]:
-    """Each of `_pair_boxes` (frame: owner towards +y) read as an added kan's base and the tile on it."""
-    found = _pair_boxes(frame_boxes, row)
-    if not found:
-        return ()
+                 found: Sequence[int], scores: np.ndarray) -> tuple[Pair, ...]:
+    """Each of the boxes `found` (`_pair_boxes`; frame: owner towards +y) read as an added kan's
+    base and the tile on it."""
     parts = []
     for i in found:
         x1, y1, x2, y2 = frame_boxes[i]
@@ -1244,8 +1248,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             turned = tuple(Candidate(TILE_CLASSES[int(c)], float(q[c])) for c in np.argsort(-q)[:TOP_K])
         tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k]), turned,
                                    float(shape_odds[k])))
-    t3 = time.perf_counter()
-    pairs = _split_pairs(classifier, image, frame, frame_boxes, row_idx, scores) if MAX_PAIRS else ()
-    timings["classify_ms"] += (time.perf_counter() - t3) * 1000
+    found = _pair_boxes(frame_boxes, row_idx) if MAX_PAIRS else []
+    read_pairs = functools.cache(functools.partial(_split_pairs, classifier, image, frame, frame_boxes, found, scores)) \
+        if found else tuple
     return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others), survey, other_side,
-                       pairs)
+                       read_pairs)

@@ -69,3 +69,18 @@ def test_the_pair_costs_pen_pair(monkeypatch):
     tiles, k, lower, upper = _boxed_once()
     monkeypatch.setattr(reading, "PEN_PAIR", 99.0)
     assert read_hand(tiles, pairs=[(k, lower, upper)]).sequence != KAKAN
+
+
+def test_the_parts_are_read_only_when_no_reading_is_sure():
+    """`Recognition.read_pairs` classifies the parts on demand: a sure reading never asks for them."""
+    tiles, k, lower, upper = _boxed_once()
+    calls = []
+
+    def read_pairs():
+        calls.append(1)
+        return ((k, lower, upper),)
+
+    assert read_hand(tiles, pairs=read_pairs).sequence == KAKAN and calls == [1]
+    calls.clear()
+    sure = scene_from_sequence(KAKAN, rng=random.Random(3))
+    assert read_hand(sure, pairs=read_pairs).sequence == KAKAN and calls == []
