@@ -683,9 +683,7 @@ def _laid_out_without(tiles: Sequence[TileDetection], drop: Sequence[int], playe
     """Every arrangement of the tiles with each of `drop` left out in turn (as if not detected)."""
     out: list[Arrangement] = []
     for i in drop:
-        without = [replace(t, label=None, candidates=(), turned_candidates=()) if k == i else t
-                   for k, t in enumerate(tiles)]
-        out += [_at_cost(a, cost, note) for a in arrange(without, players=players)]
+        out += [_at_cost(a, cost, note) for a in arrange(_dropped(tiles, {i}), players=players)]
     return out
 
 
@@ -703,11 +701,14 @@ def _laid_out_split(tiles: Sequence[TileDetection], k: int, players: int, split:
     parts = {len(tiles) - 2, len(tiles) - 1}
     out: list[Arrangement] = []
     for drop, cost in [((k,), PEN_PAIR)] + [((k, d), PEN_PAIR + PEN_SPLIT) for d in split if d != k]:
-        without = [replace(t, label=None, candidates=(), turned_candidates=()) if i in drop else t
-                   for i, t in enumerate(tiles)]
         out += [_at_cost(a, cost, "one box was taken as an added kan's two tiles")
-                for a in arrange(without, players=players) if parts & a.used]
+                for a in arrange(_dropped(tiles, set(drop)), players=players) if parts & a.used]
     return out
+
+
+def _dropped(tiles: Sequence[TileDetection], drop: set[int]) -> list[TileDetection]:
+    """The tiles with those in `drop` unread: the layout then lays them out as if not detected."""
+    return [replace(t, label=None, candidates=(), turned_candidates=()) if i in drop else t for i, t in enumerate(tiles)]
 
 
 def _at_cost(arr: Arrangement, cost: float, note: str) -> Arrangement:
