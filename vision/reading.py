@@ -492,13 +492,13 @@ def _sort_breaks(arr: Arrangement, labels: dict[int, str]) -> int:
 def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[int] | None = None,
               row_angle: float | None = None, image_size: tuple[int, int] | None = None,
               timings: dict[str, float] | None = None, seen_row: Sequence[int] = (),
-              pairs: Sequence[Pair] | Callable[[], Sequence[Pair]] = ()) -> Reading:
+              pairs: Callable[[], Sequence[Pair]] = tuple) -> Reading:
     """Lay out, check and (if needed) correct the hand in `tiles` (the recogniser's output).
 
     `seen_row`: the recogniser's hand row (`Recognition.row`), whose faint boxes are tried as no
-    tile too when the layout's rows end before them (see `_faint_boxes`). `pairs`: boxes that may
-    hold an added kan's two tiles, with the two read apart (or what reads them: `Recognition.read_pairs`),
-    tried when no reading is sure; the reading's tiles then end with the two."""
+    tile too when the layout's rows end before them (see `_faint_boxes`). `pairs`: what reads the
+    boxes that may hold an added kan's two tiles apart (`Recognition.read_pairs`), asked only when no
+    reading is sure; the reading's tiles then end with the two it chose."""
     tiles = list(tiles)
     base = dict(players=players, row_angle=row_angle, image_size=image_size, timings=dict(timings or {}))
     if not tiles:
@@ -521,7 +521,7 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
                                      "two boxes of one face overlapping much were taken as two tiles"))
         arrangements += again
         best = _best_reading(tiles, again, players, budget, best)
-        for k, lower, upper in (pairs() if callable(pairs) else pairs):  # (each on its own list of tiles)
+        for k, lower, upper in pairs():  # (each on its own list of tiles)
             both = tiles + [lower, upper]
             best = _best_reading(both, _laid_out_split(both, k, players, split), players, budget, best)
     if best is None:  # no legal reading: report the plain one, leaving out as few tiles as possible

@@ -634,14 +634,18 @@ def _split_pairs(classifier: Classifier, image: np.ndarray, frame: Frame, frame_
     for n, i in enumerate(found):
         read = []
         for j in (2 * n, 2 * n + 1):
-            order = np.argsort(-probs[j])[:TOP_K]
-            cands = tuple(Candidate(TILE_CLASSES[int(c)], float(probs[j][c])) for c in order)
+            cands = _top_candidates(probs[j])
             fbox = tuple(float(v) for v in parts_fb[j])
             read.append(TileDetection(frame_box_to_photo_box(frame, fbox), fbox, cands[0].label,
                                       90 if flips[j][1] > flips[j][0] else 270, cands[0].prob, cands,
                                       float(scores[i]), side_odds=SURE_SIDEWAYS))
         out.append((i, read[0], read[1]))
     return tuple(out)
+
+
+def _top_candidates(probs: np.ndarray) -> tuple[Candidate, ...]:
+    """A tile's TOP_K likeliest classes, likeliest first, from the classifier's probabilities."""
+    return tuple(Candidate(TILE_CLASSES[int(c)], float(probs[c])) for c in np.argsort(-probs)[:TOP_K])
 
 
 def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3,
@@ -1236,16 +1240,13 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         if n is None:
             tiles.append(TileDetection(pbox, fbox, None, 270 if sideways[k] else 0, 0.0, (), float(scores[k])))
             continue
-        p = probs[n]
-        order = np.argsort(-p)[:TOP_K]
-        cands = tuple(Candidate(TILE_CLASSES[int(c)], float(p[c])) for c in order)
+        cands = _top_candidates(probs[n])
         flipped = bool(flips[n][1] > flips[n][0]) != owner_flip
         # crop_tile turns a sideways tile 90° clockwise: top-left lying tiles then read upright
         rotation = ((270 if sideways[k] else 0) + (180 if flipped else 0)) % 360
         turned = ()
         if k in other_way:
-            q = other_way[k]
-            turned = tuple(Candidate(TILE_CLASSES[int(c)], float(q[c])) for c in np.argsort(-q)[:TOP_K])
+            turned = _top_candidates(other_way[k])
         tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k]), turned,
                                    float(shape_odds[k])))
     found = _pair_boxes(frame_boxes, row_idx) if MAX_PAIRS else []

@@ -52,7 +52,7 @@ def _boxed_once(seed: int = 3):
 def test_the_parts_of_a_pair_box_make_the_added_kan():
     tiles, k, lower, upper = _boxed_once()
     assert read_hand(tiles).sequence != KAKAN  # the box alone: a tile short of the kan
-    r = read_hand(tiles, pairs=[(k, lower, upper)])
+    r = read_hand(tiles, pairs=lambda: [(k, lower, upper)])
     assert r.sequence == KAKAN, r.sequence
     assert "one box was taken as an added kan's two tiles" in r.notes
     assert len(r.tiles) == len(tiles) + 2 and k not in {i for g in r.groups for i in g.tiles}
@@ -61,14 +61,14 @@ def test_the_parts_of_a_pair_box_make_the_added_kan():
 def test_parts_read_as_two_faces_are_no_kan():
     tiles, k, lower, upper = _boxed_once()
     upper = replace(upper, label="9s", confidence=0.95, candidates=(Candidate("9s", 0.95),))
-    r = read_hand(tiles, pairs=[(k, lower, upper)])
+    r = read_hand(tiles, pairs=lambda: [(k, lower, upper)])
     assert r.sequence != KAKAN
 
 
 def test_the_pair_costs_pen_pair(monkeypatch):
     tiles, k, lower, upper = _boxed_once()
     monkeypatch.setattr(reading, "PEN_PAIR", 99.0)
-    assert read_hand(tiles, pairs=[(k, lower, upper)]).sequence != KAKAN
+    assert read_hand(tiles, pairs=lambda: [(k, lower, upper)]).sequence != KAKAN
 
 
 def test_the_parts_are_read_only_when_no_reading_is_sure():
