@@ -10,6 +10,7 @@ metadata (written by `datasets/train_detector.py`), so model and code can't disa
 """
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,6 +156,16 @@ class TileDetector:
         self.vote = vote
         self.flip = flip
         self.flip_adds = flip_adds
+
+    def variant(self, **changes) -> TileDetector:
+        """The same loaded model seen another way (`flip`, `vote`, `imgsz`, …): a second look at a
+        photo without a second onnxruntime session."""
+        unknown = sorted(set(changes) - set(vars(self)))
+        if unknown:
+            raise TypeError(f"TileDetector has no setting {', '.join(unknown)}")
+        other = copy.copy(self)
+        vars(other).update(changes)
+        return other
 
     def detect(self, image_rgb: np.ndarray, *, imgsz: int | None = None, conf: float | None = None) -> list[Box]:
         """Tiles in an RGB uint8 photo (any size), best first. `imgsz` overrides the input size."""

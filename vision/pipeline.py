@@ -5,12 +5,14 @@ threads at once, so one reader serves every request of the HTTP API.
 """
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from vision.reading import Reading, read_hand
+from vision.reading import FAINT_TRY_ABOVE, Reading, read_hand
 from vision.recognize import Classifier, Detector, recognize
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -19,6 +21,19 @@ CLASSIFIER_FILE = "tile_classifier.onnx"
 # Optional: a detector trained for the reader's second, closer look around the hand only
 # (`vision.recognize.turned_view`); without it the photo's detector looks again.
 CLOSER_FILE = "tile_detector_closer.onnx"
+# When a photo reads unsurely (no hand, or one the reading step had to bend more than
+# `reading.FAINT_TRY_ABOVE`), the detector looks again in these ways, one after the other until a
+# reading is sure, and the surest reading is kept (a hand before none, then the lowest cost). A
+# change of the boxes churns 5-15 % of the reads both ways (models/tile_detector.md, session 5), so
+# another look mends many unsure photos, and a sure photo pays nothing. Session 21, shipped models,
+# one read of each look alone, the tune sets (tune9_x3 / tune9, plain 152/200 / 276/400):
+# mirrored input pooled 156 / 292; + box voting 159 / 299; + a 576-px input 159 / 305 (the three
+# in any order within one; + a 448-px input instead of voting 161 / 303).
+SECOND_LOOKS: tuple[tuple[str, dict], ...] = (
+    ("the detector's input mirrored too", {"flip": True}),
+    ("box voting", {"vote": 0.75}),
+    ("a 576-px detector input", {"imgsz": 576}),
+)
 
 
 class PhotoReader:
@@ -26,7 +41,10 @@ class PhotoReader:
 
     def __init__(self, models_dir: Path | None = None, threads: int = 2, *,
                  detector: Detector | None = None, classifier: Classifier | None = None,
-                 classify_all: bool = False, closer: Detector | None = None):
+                 classify_all: bool = False, closer: Detector | None = None,
+                 looks: Sequence[tuple[str, Detector]] | None = None):
+        """`looks`: (what it is, detector) to read an unsure photo again with; by default
+        SECOND_LOOKS made from `detector` when it offers `variant` (`TileDetector` does), else none."""
         models_dir = Path(models_dir) if models_dir else MODELS_DIR
         if detector is None:
             from vision.detect import TileDetector
@@ -42,6 +60,10 @@ class PhotoReader:
         self.closer = closer
         self.classifier = classifier
         self.classify_all = classify_all
+        if looks is None:
+            variant = getattr(detector, "variant", None)
+            looks = [(name, variant(**changes)) for name, changes in SECOND_LOOKS] if variant else []
+        self.looks = list(looks)
 
     def read(self, image: np.ndarray, *, players: int = 4) -> Reading:
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -49,7 +71,20 @@ class PhotoReader:
         if players not in (3, 4):
             raise ValueError(f"players must be 3 or 4, not {players!r}")
         t0 = time.perf_counter()
-        rec = recognize(image, self.detector, self.classifier, classify_all=self.classify_all, closer=self.closer)
+        reading = self._read_with(self.detector, image, players)
+        for name, detector in self.looks:
+            if _sure(reading):
+                break
+            other = self._read_with(detector, image, players)
+            if _rank(other) < _rank(reading):
+                other.notes.append(f"read unsurely at first; read surer with {name}")
+                reading = other
+        reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
+        return reading
+
+    def _read_with(self, detector: Detector, image: np.ndarray, players: int) -> Reading:
+        """The photo read with boxes from `detector`, in the likeliest row or, failing that, another."""
+        rec = recognize(image, detector, self.classifier, classify_all=self.classify_all, closer=self.closer)
         t1 = time.perf_counter()
         reading = self._read_either_side(rec, players)
         reading.timings["layout_ms"] = (time.perf_counter() - t1) * 1000
@@ -59,7 +94,7 @@ class PhotoReader:
         for rank in range(1, rec.other_rows + 1):
             if reading.hand is not None:
                 break
-            rec2 = recognize(image, self.detector, self.classifier, classify_all=self.classify_all, row_rank=rank,
+            rec2 = recognize(image, detector, self.classifier, classify_all=self.classify_all, row_rank=rank,
                              survey=rec.survey, closer=self.closer)
             second = self._read_either_side(rec2, players)
             if second.hand is None and rec2.row:
@@ -70,7 +105,6 @@ class PhotoReader:
                 second.notes.append("the hand was read in another row than the likeliest one")
                 second.timings["layout_ms"] = reading.timings["layout_ms"]
                 reading = second
-        reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
         return reading
 
     @classmethod
@@ -93,6 +127,18 @@ class PhotoReader:
         angle = (-rec.frame.angle + 180.0) % 360.0 - 180.0 if rec.tiles else None
         return read_hand(rec.tiles, players=players, row=row, row_angle=angle, image_size=rec.image_size,
                          timings=rec.timings, seen_row=rec.row, pairs=rec.read_pairs)
+
+
+def _sure(reading: Reading) -> bool:
+    """A hand the reading step took with little or no bending (as it judges: `FAINT_TRY_ABOVE`)."""
+    return reading.hand is not None and reading.cost is not None and reading.cost <= FAINT_TRY_ABOVE
+
+
+def _rank(reading: Reading) -> tuple[int, float]:
+    """Lower is surer: a whole hand, then a hand short of its winning tile, then anything else;
+    among those the reading step's cost."""
+    kind = 0 if reading.hand is not None else 1 if reading.error_code == "no_winning_tile" else 2
+    return kind, math.inf if reading.cost is None else reading.cost
 
 
 def _read_in(reading: Reading, row: tuple[int, ...]) -> bool:

@@ -232,6 +232,9 @@ class Reading:
     row_angle: float | None = None
     image_size: tuple[int, int] | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    # the reading step's ranking cost of this reading (about −log of how much less likely it is than
+    # the classes and layout as first read; 0 = exactly as read); None when no legal hand was found
+    cost: float | None = None
 
     def hand_with_win(self, win_tile: str) -> dict:
         """The hand with `win_tile` as the winning tile: one of the concealed tiles of a complete
@@ -552,7 +555,7 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     if arr.upright:
         notes.append(f"{len(arr.upright)} closed tile(s) looked sideways and were taken as upright")
     reading = Reading(final, groups, changes=changes, uncertain=uncertain, sequence=sequence,
-                      confidence=confidence, notes=notes, **base)
+                      confidence=confidence, notes=notes, cost=None if best is None else best[0], **base)
 
     concealed = [labels[i] for g in arr.groups if g.kind in ("closed", "drawn") for i in g.tiles]
     # CONTRACTS §1 lists melds in call order (the scorer's liability rule reads the last listed

@@ -1,0 +1,96 @@
+"""An unsure photo is read again with the detector looking another way; the surer reading is kept.
+
+`PhotoReader.looks` (by default `SECOND_LOOKS`, made with `TileDetector.variant`): a photo whose
+first reading is sure is never looked at again.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from vision.detect import DEFAULT_PATH, TileDetector
+from vision.pipeline import SECOND_LOOKS, PhotoReader
+
+from .fakes import LabelledFaces
+
+HAND = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2z 2z 2z".split()
+# a level row, the last tile set apart (the drawn tile)
+BOXES = [(100 + 42 * k + (18 if k == 13 else 0), 600, 140 + 42 * k + (18 if k == 13 else 0), 655) for k in range(14)]
+IMAGE = np.zeros((900, 1000, 3), np.uint8)
+
+
+class Boxes:
+    """A detector that finds the given boxes, counting its calls."""
+
+    def __init__(self, boxes):
+        self.boxes = boxes
+        self.calls = 0
+
+    def detect(self, image):
+        self.calls += 1
+        return [SimpleNamespace(x1=b[0], y1=b[1], x2=b[2], y2=b[3], score=0.9) for b in self.boxes]
+
+
+def _reader(first, *looks):
+    return PhotoReader(detector=first, classifier=LabelledFaces(BOXES, HAND),
+                       looks=[(f"look {n}", d) for n, d in enumerate(looks, 1)])
+
+
+def test_an_unsure_photo_is_read_again_and_the_surer_reading_kept():
+    first, again = Boxes(BOXES[:5] + BOXES[7:]), Boxes(BOXES)  # the first look misses two tiles
+    reading = _reader(first, again).read(IMAGE)
+    assert reading.sequence == " ".join(HAND[:13]) + " | 2z"
+    assert reading.hand is not None and reading.cost == 0
+    assert "read unsurely at first; read surer with look 1" in reading.notes
+    assert again.calls >= 1
+
+
+def test_a_sure_photo_is_not_read_again():
+    first, again = Boxes(BOXES), Boxes(BOXES[:12])
+    reading = _reader(first, again).read(IMAGE)
+    assert reading.hand is not None and reading.cost == 0
+    assert again.calls == 0
+    assert not any("unsurely" in n for n in reading.notes)
+
+
+def test_a_look_that_reads_worse_is_not_kept_and_every_look_is_tried():
+    # 13 tiles: a hand short of its winning tile (unsure), against 12 (no hand at all)
+    first, worse, worst = Boxes(BOXES[:13]), Boxes(BOXES[:12]), Boxes(BOXES[:11])
+    reading = _reader(first, worse, worst).read(IMAGE)
+    assert reading.error_code == "no_winning_tile"
+    assert sorted(reading.win_tile_candidates) == ["1z", "2z"]
+    assert worse.calls >= 1 and worst.calls >= 1
+    assert not any("unsurely" in n for n in reading.notes)
+
+
+def test_the_looks_stop_once_a_reading_is_sure():
+    first, sure, unused = Boxes(BOXES[:12]), Boxes(BOXES), Boxes(BOXES)
+    reading = _reader(first, sure, unused).read(IMAGE)
+    assert reading.hand is not None
+    assert sure.calls >= 1 and unused.calls == 0
+
+
+def test_default_looks_are_the_detectors_variants():
+    made = []
+
+    class WithVariants(Boxes):
+        def variant(self, **changes):
+            made.append(changes)
+            return Boxes(self.boxes)
+
+    reader = PhotoReader(detector=WithVariants(BOXES), classifier=LabelledFaces(BOXES, HAND))
+    assert [name for name, _ in reader.looks] == [name for name, _ in SECOND_LOOKS]
+    assert made == [changes for _, changes in SECOND_LOOKS]
+    assert PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND)).looks == []
+
+
+def test_tile_detector_variant_shares_the_model():
+    det = TileDetector(DEFAULT_PATH, 1)
+    other = det.variant(flip=True, imgsz=576)
+    assert other.session is det.session
+    assert (other.flip, other.imgsz) == (True, 576)
+    assert (det.flip, det.imgsz) != (True, 576)  # the original is unchanged
+    with pytest.raises(TypeError, match="no setting"):
+        det.variant(mirror=True)
