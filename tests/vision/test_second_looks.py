@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from vision.detect import DEFAULT_PATH, TileDetector
-from vision.pipeline import SECOND_LOOKS, PhotoReader
+from vision.pipeline import LOOK_MARGIN, SECOND_LOOKS, PhotoReader
+from vision.reading import Reading
 
 from .fakes import LabelledFaces
 
@@ -94,3 +95,14 @@ def test_tile_detector_variant_shares_the_model():
     assert (det.flip, det.imgsz) != (True, 576)  # the original is unchanged
     with pytest.raises(TypeError, match="no setting"):
         det.variant(mirror=True)
+
+
+@pytest.mark.parametrize("look_cost, kept", [(4.4, "first"), (4.5 - LOOK_MARGIN - 0.01, "look"), (None, "first")])
+def test_a_look_replaces_a_reading_only_when_clearly_surer(monkeypatch, look_cost, kept):
+    """Real-dev's 13-tile photo at 1 024 px: a look read 14 tiles (one boxed twice) for 0.1 less."""
+    first = Reading([], sequence="first", cost=4.5, error_code="no_winning_tile")
+    look = Reading([], sequence="look", cost=look_cost, hand=None if look_cost is None else {"concealed": "x"})
+    readings = iter([first, look])
+    monkeypatch.setattr(PhotoReader, "_read_with", lambda self, detector, image, players: next(readings))
+    reader = PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND), looks=[("look", Boxes(BOXES))])
+    assert reader.read(IMAGE).sequence == kept
