@@ -186,9 +186,12 @@ def sweep(sets: list[Path], pair: tuple[Path, Path], module, name: str, values: 
     """Exact counts of the reader with `module.name` set to each value in turn (restored after)."""
     from vision.classify import TileClassifier
 
-    detectors, classifier = _detectors(pair[0], threads), TileClassifier(pair[1], threads)
-    memos = [_memoise(m, "detect") for m in detectors.values() if m is not None] + [_memoise(classifier, "predict_raw")]
-    reader = PhotoReader(**detectors, classifier=classifier)
+    classifier = TileClassifier(pair[1], threads)
+    reader = PhotoReader(**_detectors(pair[0], threads), classifier=classifier)
+    # every detector the reader may ask, its second looks' variants included (each sees its own way)
+    seen = [reader.detector, reader.closer] + [d for look in reader.looks for d in (look.detector, look.closer)]
+    detectors = list({id(d): d for d in seen if d is not None}.values())
+    memos = [_memoise(d, "detect") for d in detectors] + [_memoise(classifier, "predict_raw")]
     original = getattr(module, name)
     out = {"pair": {"detector": str(pair[0]), "classifier": str(pair[1])}, "constant": f"{module.__name__}.{name}",
            "values": values, "sets": {}}

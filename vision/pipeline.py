@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -41,15 +42,25 @@ SECOND_LOOKS: tuple[tuple[str, dict], ...] = (
 LOOK_MARGIN = 0.5
 
 
+@dataclass(frozen=True)
+class Look:
+    """One more way to read a photo: what it is (for the notes), its detector, and the detector of
+    its closer second look (None: the look's own detector looks again)."""
+
+    name: str
+    detector: Detector
+    closer: Detector | None = None
+
+
 class PhotoReader:
     """Photo (RGB uint8 array) → `Reading`: detect, deskew, classify, lay out, check."""
 
     def __init__(self, models_dir: Path | None = None, threads: int = 2, *,
                  detector: Detector | None = None, classifier: Classifier | None = None,
                  classify_all: bool = False, closer: Detector | None = None,
-                 looks: Sequence[tuple[str, Detector]] | None = None):
-        """`looks`: (what it is, detector) to read an unsure photo again with; by default
-        SECOND_LOOKS made from `detector` when it offers `variant` (`TileDetector` does), else none."""
+                 looks: Sequence[Look] | None = None):
+        """`looks`: the ways to read an unsure photo again; by default SECOND_LOOKS, made from
+        `detector` (and `closer`) when it offers `variant` (`TileDetector` does), else none."""
         models_dir = Path(models_dir) if models_dir else MODELS_DIR
         if detector is None:
             from vision.detect import TileDetector
@@ -66,8 +77,9 @@ class PhotoReader:
         self.classifier = classifier
         self.classify_all = classify_all
         if looks is None:
-            variant = getattr(detector, "variant", None)
-            looks = [(name, variant(**changes)) for name, changes in SECOND_LOOKS] if variant else []
+            looks = [Look(name, detector.variant(**changes),
+                          closer.variant(**changes) if hasattr(closer, "variant") else closer)
+                     for name, changes in SECOND_LOOKS] if hasattr(detector, "variant") else []
         self.looks = list(looks)
 
     def read(self, image: np.ndarray, *, players: int = 4) -> Reading:
@@ -76,20 +88,20 @@ class PhotoReader:
         if players not in (3, 4):
             raise ValueError(f"players must be 3 or 4, not {players!r}")
         t0 = time.perf_counter()
-        reading = self._read_with(self.detector, image, players)
-        for name, detector in self.looks:
+        reading = self._read_with(self.detector, self.closer, image, players)
+        for look in self.looks:
             if _sure(reading):
                 break
-            other = self._read_with(detector, image, players)
+            other = self._read_with(look.detector, look.closer, image, players)
             if _cost(other) < _cost(reading) - LOOK_MARGIN:
-                other.notes.append(f"read unsurely at first; read surer with {name}")
+                other.notes.append(f"read unsurely at first; read surer with {look.name}")
                 reading = other
         reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
         return reading
 
-    def _read_with(self, detector: Detector, image: np.ndarray, players: int) -> Reading:
+    def _read_with(self, detector: Detector, closer: Detector | None, image: np.ndarray, players: int) -> Reading:
         """The photo read with boxes from `detector`, in the likeliest row or, failing that, another."""
-        rec = recognize(image, detector, self.classifier, classify_all=self.classify_all, closer=self.closer)
+        rec = recognize(image, detector, self.classifier, classify_all=self.classify_all, closer=closer)
         t1 = time.perf_counter()
         reading = self._read_either_side(rec, players)
         reading.timings["layout_ms"] = (time.perf_counter() - t1) * 1000
@@ -100,7 +112,7 @@ class PhotoReader:
             if reading.hand is not None:
                 break
             rec2 = recognize(image, detector, self.classifier, classify_all=self.classify_all, row_rank=rank,
-                             survey=rec.survey, closer=self.closer)
+                             survey=rec.survey, closer=closer)
             second = self._read_either_side(rec2, players)
             if second.hand is None and rec2.row:
                 # (the row the photo was turned for, even when a longer row in line with it

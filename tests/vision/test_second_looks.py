@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision.detect import DEFAULT_PATH, TileDetector
-from vision.pipeline import LOOK_MARGIN, SECOND_LOOKS, PhotoReader
+from vision.pipeline import LOOK_MARGIN, SECOND_LOOKS, Look, PhotoReader
 from vision.reading import Reading
 
 from .fakes import LabelledFaces
@@ -36,7 +36,7 @@ class Boxes:
 
 def _reader(first, *looks):
     return PhotoReader(detector=first, classifier=LabelledFaces(BOXES, HAND),
-                       looks=[(f"look {n}", d) for n, d in enumerate(looks, 1)])
+                       looks=[Look(f"look {n}", d) for n, d in enumerate(looks, 1)])
 
 
 def test_an_unsure_photo_is_read_again_and_the_surer_reading_kept():
@@ -81,9 +81,12 @@ def test_default_looks_are_the_detectors_variants():
             made.append(changes)
             return Boxes(self.boxes)
 
-    reader = PhotoReader(detector=WithVariants(BOXES), classifier=LabelledFaces(BOXES, HAND))
-    assert [name for name, _ in reader.looks] == [name for name, _ in SECOND_LOOKS]
-    assert made == [changes for _, changes in SECOND_LOOKS]
+    reader = PhotoReader(detector=WithVariants(BOXES), classifier=LabelledFaces(BOXES, HAND),
+                         closer=WithVariants(BOXES))
+    assert [look.name for look in reader.looks] == [name for name, _ in SECOND_LOOKS]
+    # the detector's and the closer look's, each with the same changes
+    assert made == [changes for _, changes in SECOND_LOOKS for _ in range(2)]
+    assert all(isinstance(look.closer, Boxes) for look in reader.looks)
     assert PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND)).looks == []
 
 
@@ -103,6 +106,6 @@ def test_a_look_replaces_a_reading_only_when_clearly_surer(monkeypatch, look_cos
     first = Reading([], sequence="first", cost=4.5, error_code="no_winning_tile")
     look = Reading([], sequence="look", cost=look_cost, hand=None if look_cost is None else {"concealed": "x"})
     readings = iter([first, look])
-    monkeypatch.setattr(PhotoReader, "_read_with", lambda self, detector, image, players: next(readings))
-    reader = PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND), looks=[("look", Boxes(BOXES))])
+    monkeypatch.setattr(PhotoReader, "_read_with", lambda self, detector, closer, image, players: next(readings))
+    reader = PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND), looks=[Look("look", Boxes(BOXES))])
     assert reader.read(IMAGE).sequence == kept
