@@ -65,6 +65,14 @@ def test_two_overlapping_boxes_of_one_face_are_two_tiles_when_the_hand_needs_bot
     assert read_hand(tiles).error_code == "no_winning_tile"
 
 
+def test_a_cleanly_read_hand_short_of_its_winning_tile_is_sure():
+    """What a 13-tile reading costs for that alone is no doubt about its tiles: not retried."""
+    seq = "1m 1m 1m 2m 3m 4m 5p 6p 7p 7s 8s 9s 5z"
+    r = read_hand(scene_from_sequence(seq, rng=random.Random(2)))
+    assert r.error_code == "no_winning_tile" and r.sequence == seq
+    assert r.cost == pytest.approx(reading.THIRTEEN_COST) and r.sure
+
+
 def test_a_tile_boxed_twice_is_not_kept_twice_when_the_hand_is_whole():
     """The retry keeps a merged box only at a cost: one tile boxed twice in a whole hand stays one."""
     seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
