@@ -22,23 +22,22 @@ CLASSIFIER_FILE = "tile_classifier.onnx"
 # Optional: a detector trained for the reader's second, closer look around the hand only
 # (`vision.recognize.turned_view`); without it the photo's detector looks again.
 CLOSER_FILE = "tile_detector_closer.onnx"
-# When a photo reads unsurely (not `Reading.sure`: no hand, or one the reading step had to bend
-# more than `reading.FAINT_TRY_ABOVE`), the detector looks again in these ways, one after the other
-# until a reading is sure, and the surest reading is kept (the lowest `Reading.cost`; no legal hand
-# costs infinitely much). A change of the boxes churns 5-15 % of the reads both ways
+# When a photo reads unsurely (not `Reading.sure`: no hand, or one the reading step had to bend more
+# than `reading.FAINT_TRY_ABOVE`), the detector looks again in these ways, one after the other until
+# a reading is sure, and the surest reading is kept (the lowest `Reading.cost`; no legal hand costs
+# infinitely much). A change of the boxes churns 5-15 % of the reads both ways
 # (models/tile_detector.md, session 5), so another look mends many unsure photos, and a sure photo
-# pays nothing. Session 21, shipped models,
-# one read of each look alone, the tune sets (tune9_x3 / tune9, plain 152/200 / 276/400):
-# mirrored input pooled 156 / 292; + box voting 159 / 299; + a 576-px input 159 / 305 (the three
-# in any order within one; + a 448-px input instead of voting 161 / 303). A look's reading replaces
-# the one so far only when it costs LOOK_MARGIN less (e^0.5: 1.6 times likelier): real-dev's
-# 13-tile photo at 1 024 px read as 14 tiles at 576 px, one tile boxed twice, for 0.1 less (tune
-# sets: margin 0 159 / 305, 0.5 159 / 304, 1 159 / 304, 2 158 / 302; taking sure readings only:
-# 157 / 290). A hand short of its winning tile but otherwise read cleanly is sure (see
-# `reading.THIRTEEN_COST`; 158 / 302: the tune hands all show their winning tile, so a look there
-# sometimes finds a missed drawn tile, but real photos of 13 tiles, like real-dev's, are not read
-# four times over for a tile not in them). Looking again at every photo bent at all (cost over
-# 0.5) reads 159 / 308 for 1.8 times the looks.
+# pays nothing. Session 21, shipped models, one read of each look alone, the tune sets (tune9_x3 /
+# tune9, plain 152/200 / 276/400): mirrored input pooled 156 / 292; + box voting 159 / 299; + a
+# 576-px input 159 / 305 (the three in any order within one; + a 448-px input instead of voting 161
+# / 303). A look's reading replaces the one so far only when it costs LOOK_MARGIN less (e^0.5: 1.6
+# times likelier): real-dev's 13-tile photo at 1 024 px read as 14 tiles at 576 px, one tile boxed
+# twice, for 0.1 less (tune sets: margin 0 159 / 305, 0.5 159 / 304, 1 159 / 304, 2 158 / 302;
+# taking sure readings only: 157 / 290). A hand short of its winning tile but otherwise read cleanly
+# is sure (see `reading.THIRTEEN_COST`; 158 / 302: the tune hands all show their winning tile, so a
+# look there sometimes finds a missed drawn tile, but real photos of 13 tiles, like real-dev's, are
+# not read four times over for a tile not in them). Looking again at every photo bent at all (cost
+# over 0.5) reads 159 / 308 for 1.8 times the looks.
 SECOND_LOOKS: tuple[tuple[str, dict], ...] = (
     ("the detector's input mirrored too", {"flip": True}),
     ("box voting", {"vote": 0.75}),
