@@ -289,6 +289,8 @@ class Reading:
             "uncertain": self.uncertain,
             "sequence": self.sequence,
             "confidence": round(self.confidence, 4),
+            "sure": self.sure,
+            "cost": None if self.cost is None else round(self.cost, 3),
             "players": self.players,
             "partial": self.partial,
             "notes": self.notes,

@@ -241,7 +241,8 @@ def test_to_json_is_plain_json_with_documented_keys():
     data = json.loads(json.dumps(r.to_json()))
     assert set(data) >= {"tiles", "groups", "hand", "win_tile_candidates", "win_tile_source", "changes",
                          "uncertain", "sequence", "confidence", "players", "partial", "notes", "error",
-                         "error_code", "row_angle", "image", "timings_ms"}
+                         "error_code", "row_angle", "image", "timings_ms", "sure", "cost"}
+    assert data["sure"] is True and data["cost"] == pytest.approx(r.cost, abs=1e-3)
     tile = data["tiles"][0]
     assert set(tile) == {"index", "box", "label", "rotation", "sideways", "stacked", "confidence",
                          "candidates", "group", "in_hand"}
