@@ -417,6 +417,7 @@ async function onPhoto(file) {
   if (typeof nuki === "number") { state.ctx.nukidora = nuki; renderContext(); }
   let msg = T().readDone(tiles.length, Math.round(body.timings_ms?.total ?? 0));
   if (readHand) {
+    if (reading.sure === false) msg += " " + T().unsureReading; // (bent to make a hand: see docs/vision.md)
     if (state.uncertain.size) msg += " " + T().uncertain(state.uncertain.size);
     if (state.candidates.length) msg += " " + T().pickWin;
   } else if (partial?.waits?.length) msg += " " + T().pickWin;

@@ -127,6 +127,7 @@ def test_phone_page_photo_correct_a_tile_mark_win_and_score(server, browser, sha
     n_tiles = len(body["reading"]["tiles"])
     page.wait_for_function("n => document.querySelectorAll('#photo-boxes rect').length === n", arg=n_tiles)
     assert f"{n_tiles} tiles read" in page.locator("#status").inner_text()
+    assert body["reading"]["sure"] is True and "had to guess" not in page.locator("#status").inner_text()
     read_closed, read_win = hand_on_page(page)
     read = Counter(read_closed + ([read_win] if read_win else []))
     truth = Counter(TRUE_CLOSED + [TRUE_WIN])
@@ -204,6 +205,32 @@ def test_phone_page_photo_correct_a_tile_mark_win_and_score(server, browser, sha
     assert not errors, errors
     context.close()
 
+
+
+def test_phone_page_says_when_the_reading_was_unsure(server, browser, shared_dir):
+    """A hand the reader had to bend into shape (`reading.sure` false) is read with a warning to
+    check it: the server's real answer for the photo, with `sure` turned false."""
+    import httpx
+
+    context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True,
+                                  locale="en-US")
+    page = context.new_page()
+    photo = shared_dir / "data" / "real-dev" / PHOTO
+    # (the server's own answer, asked outside the page: Chromium does not hand an upload's bytes to
+    # a route that would pass the request on)
+    real = httpx.post(server.url + "/v1/photos/score", files={"photo": (PHOTO, photo.read_bytes(), "image/jpeg")},
+                      timeout=60)
+    assert real.status_code == 200, real.text
+    body = real.json()
+    body["reading"]["sure"] = False
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=body))
+    page.goto(server.url + "/")
+    page.wait_for_selector("#rules option", state="attached")
+    with page.expect_response(lambda r: "/v1/photos/score" in r.url):
+        page.set_input_files("#photo-input", str(photo))
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('tiles read')")
+    assert "had to guess to make this a hand" in page.locator("#status").inner_text()
+    context.close()
 
 @pytest.fixture(scope="module")
 def hands_server(tmp_path_factory):
