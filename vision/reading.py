@@ -242,7 +242,7 @@ class Reading:
     # the reading step's ranking cost of this reading (about −log of how much less likely it is than
     # the classes and layout as first read; 0 = exactly as read); None when no legal hand was found
     cost: float | None = None
-    # read with little or no bending (`_bend` at most FAINT_TRY_ABOVE): a whole hand, or one whose
+    # read with little or no bending (`_sure`): a whole hand, or one whose
     # winning tile is not in the photo, beyond what that alone costs (see THIRTEEN_COST)
     sure: bool = False
 
@@ -527,7 +527,7 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     best = _best_reading(tiles, arrangements, players, budget)
     if best is None or best[0] > FAINT_TRY_ABOVE:  # (a sure reading is not laid out again)
         # a hand read cleanly but for its winning tile: only a tile merged away can be missing
-        short = best is not None and _bend(best) <= FAINT_TRY_ABOVE
+        short = _sure(best)  # (not sure as a whole hand: best[0] is over FAINT_TRY_ABOVE here)
         split = [] if short else _split_boxes(tiles, arrangements)
         faint = [] if short else [i for i in _faint_boxes(tiles, arrangements, seen_row) if i not in split]  # (laid out once, cheaper)
         merged = sorted({i for a in arrangements for i in a.twice}, key=lambda i: -tiles[i].det_score)[:MAX_KEEP]
@@ -570,7 +570,7 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
         notes.append(f"{len(arr.upright)} closed tile(s) looked sideways and were taken as upright")
     reading = Reading(final, groups, changes=changes, uncertain=uncertain, sequence=sequence,
                       confidence=confidence, notes=notes, cost=None if best is None else best[0],
-                      sure=best is not None and _bend(best) <= FAINT_TRY_ABOVE, **base)
+                      sure=_sure(best), **base)
 
     concealed = [labels[i] for g in arr.groups if g.kind in ("closed", "drawn") for i in g.tiles]
     # CONTRACTS §1 lists melds in call order (the scorer's liability rule reads the last listed
@@ -618,10 +618,13 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     return reading
 
 
-def _bend(best: tuple) -> float:
-    """How far the reading step bent what it read to get `best` (see THIRTEEN_COST)."""
+def _sure(best: tuple | None) -> bool:
+    """Was `best` read with little or no bending: its cost, beyond what a 13-tile reading pays for
+    that alone (THIRTEEN_COST), at most FAINT_TRY_ABOVE?"""
+    if best is None:
+        return False
     cost, arr = best[0], best[1]
-    return cost - THIRTEEN_COST if arr.tile_count == 13 else cost
+    return (cost - THIRTEEN_COST if arr.tile_count == 13 else cost) <= FAINT_TRY_ABOVE
 
 
 def _best_reading(tiles: list[TileDetection], arrangements: Sequence[Arrangement], players: int,
