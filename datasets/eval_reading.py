@@ -21,7 +21,8 @@ Every missed photo also gets its first cause (`miss_causes.first_cause`: not det
 twice, left out by the layout, a wrong class…), tallied per pair, so a session can see which stage
 loses the most hands before choosing what to work on. Each pair also gets its hand tiles counted through
 the reader (`miss_causes.hand_tile_states`: boxed, taken into the hand once, read right; again for the legible tiles
-when the set has `ink.jsonl`, see `tsumo_synth.legibility`) and its exact photos by table kind.
+when the set has `ink.jsonl`, see `tsumo_synth.legibility`; per class too, `--report` writes those as markdown
+tables: the model cards' per-class figures) and its exact photos by table kind.
 
 Why a script in the repo: these figures decide which models ship, and sessions lose `cache/`.
 """
@@ -65,7 +66,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     for folder in sets:
         rows = load_set(folder, limit)
         per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "causes": {},
-                     "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_table": {}} for _ in pairs]
+                     "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "by_table": {}} for _ in pairs]
         legible = _legible_hand_tiles(folder, rows)
         if legible is not None:
             for res in per_pair:
@@ -81,6 +82,8 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 exact = reading.sequence == row["sequence"]
                 states = hand_tile_states(row["tiles"], reading)
                 _add(per_pair[k]["tiles"], tile_counts(states))
+                for cls, state in zip((t["cls"] for t in row["tiles"] if t["in_hand"]), states, strict=True):
+                    _add(per_pair[k]["by_class"].setdefault(cls, dict.fromkeys(TILE_COUNTS, 0)), tile_counts([state]))
                 if legible is not None:
                     _add(per_pair[k]["legible_tiles"], tile_counts(states, legible[i]))
                 table = per_pair[k]["by_table"].setdefault(row.get("scene", {}).get("table", "?"), [0, 0])
@@ -121,6 +124,28 @@ def tile_rates(counts: dict) -> str:
     return (f"{counts['n']} hand tiles: boxed {100 * counts['boxed'] / n:.2f} %, taken once {100 * counts['taken'] / n:.2f} %, "
             f"taken and read right {100 * counts['right'] / n:.2f} % "
             f"({100 * counts['right'] / max(counts['taken'], 1):.2f} % of those taken)")
+
+
+def class_table(by_class: dict[str, dict]) -> str:
+    """Per-class hand-tile counts (`evaluate`'s "by_class") as a markdown table, the reader's tile recall
+    (boxed) and class accuracy (read right, of the tiles taken once into the hand) for each class in
+    `TILE_CLASSES` order, red fives and face-down tiles included, and a total row."""
+    from vision.classes import TILE_CLASSES
+
+    def pct(a: int, b: int) -> str:
+        return f"{100 * a / b:.1f} %" if b else "–"
+
+    lines = ["| class | hand tiles | boxed (recall) | taken once | read right, of taken | read right, of all |",
+             "|---|---:|---:|---:|---:|---:|"]
+    total = dict.fromkeys(TILE_COUNTS, 0)
+    for cls in [c for c in TILE_CLASSES if c in by_class] + sorted(set(by_class) - set(TILE_CLASSES)):
+        c = by_class[cls]
+        _add(total, c)
+        lines.append(f"| {cls} | {c['n']} | {pct(c['boxed'], c['n'])} | {pct(c['taken'], c['n'])} | "
+                     f"{pct(c['right'], c['taken'])} | {pct(c['right'], c['n'])} |")
+    lines.append(f"| **all** | {total['n']} | {pct(total['boxed'], total['n'])} | {pct(total['taken'], total['n'])} | "
+                 f"{pct(total['right'], total['taken'])} | {pct(total['right'], total['n'])} |")
+    return "\n".join(lines) + "\n"
 
 
 def detector_files(spec: Path) -> list[Path]:
@@ -225,7 +250,7 @@ def summary(result: dict) -> dict:
         rows = []
         for k, r in enumerate(res):
             row = {"exact": r["exact"], "n": r["n"], "mean_ms": r["mean_ms"], "misses": r["misses"],
-                   "causes": r["causes"], "tiles": r["tiles"], "by_table": r["by_table"],
+                   "causes": r["causes"], "tiles": r["tiles"], "by_class": r["by_class"], "by_table": r["by_table"],
                    **({"legible_tiles": r["legible_tiles"]} if "legible_tiles" in r else {})}
             if k:
                 first, this = set(res[0]["misses"]), set(r["misses"])
@@ -246,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None, help="first N photos of each set")
     ap.add_argument("--json", type=Path, default=None, help="write every figure and each photo's reading here")
     ap.add_argument("--show-misses", action="store_true", help="print each missed photo: truth and readings")
+    ap.add_argument("--report", type=Path, default=None,
+                    help="write per-class tables (markdown) of hand tiles boxed and read right, per set and pair")
     ap.add_argument("--sweep", default=None, metavar="vision.MODULE.NAME=V1,V2,...",
                     help="read with each value of one reading-code constant instead (first pair; model outputs cached)")
     args = ap.parse_args(argv)
@@ -253,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     for path in (p for det, cls in pairs for p in [*detector_files(det), cls]):
         if not path.is_file():
             ap.error(f"model file not found: {path}")
+    if args.sweep and args.report:
+        ap.error("--report tables the figures of a plain run: it cannot go with --sweep")
     if args.sweep:
         try:
             module, name, values = parse_sweep(args.sweep)
@@ -282,6 +311,12 @@ def main(argv: list[str] | None = None) -> int:
                     for k, r in enumerate(s["results"]):
                         print(f"      pair {k}: {r['reads'][i]}")
         last = summary(result)
+        if args.report:
+            args.report.parent.mkdir(parents=True, exist_ok=True)
+            args.report.write_text("".join(
+                f"## {name}: {' + '.join(p.name for p in detector_files(det))} + {cls.name} "
+                f"({r['exact']}/{r['n']} photos exact)\n\n" + class_table(r["by_class"]) + "\n"
+                for name, s in result["sets"].items() for (det, cls), r in zip(pairs, s["results"])))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=1))

@@ -38,6 +38,12 @@ def test_same_pair_twice_agrees_and_counts_against_the_truth(rendered, tmp_path)
     assert t["n"] == sum(hand) and t["n"] >= t["boxed"] >= t["taken"] >= t["right"]
     assert t["right"] >= sum(h for h, r, want in zip(hand, first["reads"], truth) if r == want)
     assert "legible_tiles" not in first  # the set's ink was never measured
+    # per class: the same hand tiles, each counted under its true class
+    by_class = first["by_class"]
+    assert {k: sum(c[k] for c in by_class.values()) for k in t} == t
+    true_classes = [x["cls"] for r in rows for x in r["tiles"] if x["in_hand"]]
+    assert {c: n["n"] for c, n in by_class.items()} == {c: true_classes.count(c) for c in set(true_classes)}
+    assert short[0]["by_class"] == by_class
     # exact photos by the table they were shot on
     kinds = [r["scene"]["table"] for r in rows]
     assert {k: n for k, (n, _) in first["by_table"].items()} == {k: kinds.count(k) for k in set(kinds)}
@@ -149,3 +155,32 @@ def test_sweep_refuses_what_it_cannot_set(text, message, rendered, capsys):
     with pytest.raises(SystemExit) as err:
         eval_reading.main([str(rendered), "--sweep", text])
     assert err.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_class_table_lists_each_class_in_model_order_with_a_total():
+    by_class = {"back": {"n": 4, "boxed": 3, "taken": 3, "right": 3},
+                "1m": {"n": 10, "boxed": 10, "taken": 8, "right": 6},
+                "0p": {"n": 2, "boxed": 2, "taken": 2, "right": 1}}
+    lines = eval_reading.class_table(by_class).splitlines()
+    assert [line.split("|")[1].strip() for line in lines[2:]] == ["1m", "0p", "back", "**all**"]
+    assert lines[2] == "| 1m | 10 | 100.0 % | 80.0 % | 75.0 % | 60.0 % |"
+    assert lines[-1] == "| **all** | 16 | 93.8 % | 81.2 % | 76.9 % | 62.5 % |"
+    # a class with no tile taken has no accuracy to show, not a division by zero
+    assert "| 5z | 1 | 0.0 % | 0.0 % | – | 0.0 % |" in eval_reading.class_table({"5z": {"n": 1, "boxed": 0, "taken": 0, "right": 0}})
+
+
+def test_cli_report_writes_the_per_class_tables(rendered, tmp_path, capsys):
+    report = tmp_path / "classes.md"
+    assert eval_reading.main([str(rendered), "--limit", "2", "--threads", "1", "--report", str(report)]) == 0
+    text = report.read_text()
+    assert text.startswith(f"## {rendered}: ") and "| **all** |" in text
+    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    total = figures["sets"][str(rendered)][0]["tiles"]
+    assert f"| **all** | {total['n']} |" in text
+
+
+def test_cli_refuses_a_report_with_a_sweep(rendered, tmp_path, capsys):
+    with pytest.raises(SystemExit) as err:
+        eval_reading.main([str(rendered), "--report", str(tmp_path / "r.md"), "--sweep", "vision.reading.PEN_TWICE=1"])
+    assert err.value.code == 2 and "--report" in capsys.readouterr().err
+    assert not (tmp_path / "r.md").exists()
