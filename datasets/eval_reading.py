@@ -19,7 +19,8 @@ one read per photo. Tune a constant on a tune set (never on the held-out ones), 
 
 Every missed photo also gets its first cause (`miss_causes.first_cause`: not detected, boxed
 twice, left out by the layout, a wrong class…), tallied per pair, so a session can see which stage
-loses the most hands before choosing what to work on. Each pair also gets its hand tiles counted through
+loses the most hands before choosing what to work on (and the hand tiles left with no box, by that cause: a hand
+missed whole weighs on tile recall as much as a dozen tiles missed one by one). Each pair also gets its hand tiles counted through
 the reader (`miss_causes.hand_tile_states`: boxed, taken into the hand once, read right; again for the legible tiles
 when the set has `ink.jsonl`, see `tsumo_synth.legibility`; per class too, `--report` writes those as markdown
 tables: the model cards' per-class figures) and its exact photos by table kind.
@@ -66,7 +67,8 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     for folder in sets:
         rows = load_set(folder, limit)
         per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "causes": {},
-                     "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "by_table": {}} for _ in pairs]
+                     "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "unboxed_by_cause": {}, "by_table": {}}
+                    for _ in pairs]
         legible = _legible_hand_tiles(folder, rows)
         if legible is not None:
             for res in per_pair:
@@ -95,6 +97,8 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                     per_pair[k]["misses"].append(i)
                     cause = first_cause(row["tiles"], reading)
                     per_pair[k]["causes"][cause] = per_pair[k]["causes"].get(cause, 0) + 1
+                    unboxed = per_pair[k]["unboxed_by_cause"]
+                    unboxed[cause] = unboxed.get(cause, 0) + sum(not boxed for boxed, _, _ in states)
         for res in per_pair:
             res["n"] = len(rows)
             res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)
@@ -250,7 +254,8 @@ def summary(result: dict) -> dict:
         rows = []
         for k, r in enumerate(res):
             row = {"exact": r["exact"], "n": r["n"], "mean_ms": r["mean_ms"], "misses": r["misses"],
-                   "causes": r["causes"], "tiles": r["tiles"], "by_class": r["by_class"], "by_table": r["by_table"],
+                   "causes": r["causes"], "tiles": r["tiles"], "by_class": r["by_class"],
+                   "unboxed_by_cause": r["unboxed_by_cause"], "by_table": r["by_table"],
                    **({"legible_tiles": r["legible_tiles"]} if "legible_tiles" in r else {})}
             if k:
                 first, this = set(res[0]["misses"]), set(r["misses"])
@@ -301,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("    first cause of each miss: " + ", ".join(
                     f"{c} {r['causes'][c]}" for c in CAUSES if r["causes"].get(c)))
                 print("    " + tile_rates(r["tiles"]))
+                print("    hand tiles with no box, by their photo's first cause: " + ", ".join(
+                    f"{c} {r['unboxed_by_cause'][c]}" for c in CAUSES if r["unboxed_by_cause"].get(c)))
                 print("    exact by table: " + ", ".join(f"{kind} {e}/{n}" for kind, (n, e) in sorted(r["by_table"].items())))
                 if "legible_tiles" in r:
                     print("    legible: " + tile_rates(r["legible_tiles"]))

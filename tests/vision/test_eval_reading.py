@@ -72,6 +72,10 @@ def test_a_wrong_truth_is_a_miss(rendered, tmp_path):
     assert res["n"] == 2 and 0 in res["misses"]
     # every miss is tallied under exactly one first cause
     assert sum(res["causes"].values()) == len(res["misses"])
+    # the hand tiles of missed photos left with no box, each under its photo's cause (an exactly read photo may
+    # have one too: a box centred off its tile's visible part)
+    assert set(res["unboxed_by_cause"]) <= set(res["causes"])
+    assert 0 <= sum(res["unboxed_by_cause"].values()) <= res["tiles"]["n"] - res["tiles"]["boxed"]
     assert set(res["causes"]) <= set(eval_reading.CAUSES)
 
 
