@@ -37,11 +37,16 @@ CLOSER_FILE = "tile_detector_closer.onnx"
 # is sure (see `reading.THIRTEEN_COST`; 158 / 302: the tune hands all show their winning tile, so a
 # look there sometimes finds a missed drawn tile, but real photos of 13 tiles, like real-dev's, are
 # not read four times over for a tile not in them). Looking again at every photo bent at all (cost
-# over 0.5) reads 159 / 308 for 1.8 times the looks.
+# over 0.5) reads 159 / 308 for 1.8 times the looks. Session 22: a fourth look, the detector at
+# 768 px, finds tiles (and far hands) a 512-px input loses in a large photo. Tune sets (tune9 /
+# tune9_x3 / tune10_x3, a new 300 at 3×): 302 / 158 / 240 -> 305 / 162 / 242, hand tiles the reader
+# boxes 98.46 / 98.62 / 98.67 % -> 98.82 / 99.07 / 98.73 %; at 1 024 px instead 304 / 159 / 240
+# (98.63 / 98.93 / 99.03 %), both (768 then 1 024) 162 / 242 at 3×.
 SECOND_LOOKS: tuple[tuple[str, dict], ...] = (
     ("the detector's input mirrored too", {"flip": True}),
     ("box voting", {"vote": 0.75}),
     ("a 576-px detector input", {"imgsz": 576}),
+    ("a 768-px detector input", {"imgsz": 768}),
 )
 LOOK_MARGIN = 0.5
 
