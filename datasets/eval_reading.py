@@ -33,6 +33,7 @@ import argparse
 import hashlib
 import importlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -150,6 +151,14 @@ def class_table(by_class: dict[str, dict]) -> str:
     lines.append(f"| **all** | {total['n']} | {pct(total['boxed'], total['n'])} | {pct(total['taken'], total['n'])} | "
                  f"{pct(total['right'], total['taken'])} | {pct(total['right'], total['n'])} |")
     return "\n".join(lines) + "\n"
+
+
+def _existing_parent(path: Path) -> Path:
+    """The nearest folder above `path` that exists (where its missing folders would be made)."""
+    path = path.resolve().parent
+    while not path.exists():
+        path = path.parent
+    return path
 
 
 def detector_files(spec: Path) -> list[Path]:
@@ -287,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"model file not found: {path}")
     if args.sweep and args.report:
         ap.error("--report tables the figures of a plain run: it cannot go with --sweep")
+    for out in (args.report, args.json):  # (refused now, not after the whole set is read)
+        if out is not None and (out.is_dir() or not os.access(_existing_parent(out), os.W_OK)):
+            ap.error(f"cannot write {out}: a folder, or not writable")
     if args.sweep:
         try:
             module, name, values = parse_sweep(args.sweep)

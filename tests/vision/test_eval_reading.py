@@ -188,3 +188,11 @@ def test_cli_refuses_a_report_with_a_sweep(rendered, tmp_path, capsys):
         eval_reading.main([str(rendered), "--report", str(tmp_path / "r.md"), "--sweep", "vision.reading.PEN_TWICE=1"])
     assert err.value.code == 2 and "--report" in capsys.readouterr().err
     assert not (tmp_path / "r.md").exists()
+
+
+@pytest.mark.parametrize("flag", ["--report", "--json"])
+def test_cli_refuses_an_output_it_cannot_write_before_reading(rendered, tmp_path, capsys, flag):
+    """A folder given as the output file is refused at once (exit 2, the path named), not after every photo is read."""
+    with pytest.raises(SystemExit) as err:
+        eval_reading.main([str(rendered), flag, str(tmp_path)])
+    assert err.value.code == 2 and str(tmp_path) in capsys.readouterr().err
