@@ -140,16 +140,17 @@ def class_table(by_class: dict[str, dict]) -> str:
     def pct(a: int, b: int) -> str:
         return f"{100 * a / b:.1f} %" if b else "–"
 
+    def row(name: str, c: dict) -> str:
+        return (f"| {name} | {c['n']} | {pct(c['boxed'], c['n'])} | {pct(c['taken'], c['n'])} | "
+                f"{pct(c['right'], c['taken'])} | {pct(c['right'], c['n'])} |")
+
     lines = ["| class | hand tiles | boxed (recall) | taken once | read right, of taken | read right, of all |",
              "|---|---:|---:|---:|---:|---:|"]
     total = dict.fromkeys(TILE_COUNTS, 0)
     for cls in [c for c in TILE_CLASSES if c in by_class] + sorted(set(by_class) - set(TILE_CLASSES)):
-        c = by_class[cls]
-        _add(total, c)
-        lines.append(f"| {cls} | {c['n']} | {pct(c['boxed'], c['n'])} | {pct(c['taken'], c['n'])} | "
-                     f"{pct(c['right'], c['taken'])} | {pct(c['right'], c['n'])} |")
-    lines.append(f"| **all** | {total['n']} | {pct(total['boxed'], total['n'])} | {pct(total['taken'], total['n'])} | "
-                 f"{pct(total['right'], total['taken'])} | {pct(total['right'], total['n'])} |")
+        _add(total, by_class[cls])
+        lines.append(row(cls, by_class[cls]))
+    lines.append(row("**all**", total))
     return "\n".join(lines) + "\n"
 
 

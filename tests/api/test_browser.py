@@ -206,7 +206,6 @@ def test_phone_page_photo_correct_a_tile_mark_win_and_score(server, browser, sha
     context.close()
 
 
-
 def test_phone_page_says_when_the_reading_was_unsure(server, browser, shared_dir):
     """A hand the reader had to bend into shape (`reading.sure` false) is read with a warning to
     check it: the server's real answer for the photo, with `sure` turned false."""
@@ -231,6 +230,7 @@ def test_phone_page_says_when_the_reading_was_unsure(server, browser, shared_dir
     page.wait_for_function("() => document.querySelector('#status').innerText.includes('tiles read')")
     assert "had to guess to make this a hand" in page.locator("#status").inner_text()
     context.close()
+
 
 @pytest.fixture(scope="module")
 def hands_server(tmp_path_factory):
