@@ -83,6 +83,15 @@ MAX_KEEP = 2
 # (PEN_PAIR 1: 151 and 275; parts of one face read surely tried for a sure reading too: 152 and 275;
 # PEN_PAIR 1 without the meld's split boxes: 150 and 276).
 PEN_PAIR = 0.5
+# A closed kan's face-down tiles in a pale back colour read as blank white dragons ("5z 7s 7s 5z",
+# "4p 5z 5z 4p"): no hand then. Two whites at a closed kan's face-down places in four tiles of the
+# hand row (its ends, or its middle pair) are taken as face down in turn (at most MAX_WHITE_BACKS
+# pairs, surest backs first), the hand laid out again, at a cost PEN_WHITE_BACK; tried when no
+# reading is sure. Session 23: on the tune sets, 41 % of the photos showing a closed kan were
+# misread at 3× (16 % of the others), many this way.
+PEN_WHITE_BACK = 1.0
+MAX_WHITE_BACKS = 2
+WHITE = "5z"
 # Players sort their hands: each suit in one block (in any order of suits), numbers rising left to
 # right (see `_sort_breaks`). A prior, not a rule (not every player sorts, renders swap two
 # neighbours in 8 % of hands): each break costs SORT_WEIGHT, as much as a runner-up class
@@ -514,7 +523,7 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     tile too when the layout's rows end before them (see `_faint_boxes`). `pairs`: what reads the
     boxes that may hold an added kan's two tiles apart (`Recognition.read_pairs`), asked only when no
     reading is sure; the reading's tiles then end with the two it chose."""
-    tiles = list(tiles)
+    tiles = read = list(tiles)
     base = dict(players=players, row_angle=row_angle, image_size=image_size, timings=dict(timings or {}))
     if not tiles:
         return Reading(tiles, error="no tiles were found in the photo", error_code="no_tiles", **base)
@@ -538,6 +547,9 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
                                      "two boxes of one face overlapping much were taken as two tiles"))
         arrangements += again
         best = _best_reading(tiles, again, players, budget, best)
+        for pair in () if short else _white_backs(tiles, arrangements):  # (each on its own list of tiles)
+            backs = _as_backs(tiles, pair)
+            best = _best_reading(backs, _laid_out_backs(backs, pair, players), players, budget, best)
         for k, lower, upper in () if short else pairs():  # (each on its own list of tiles)
             both = tiles + [lower, upper]
             best = _best_reading(both, _laid_out_split(both, k, players, split), players, budget, best)
@@ -558,8 +570,10 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     for i in arr.used:  # a face that looks the same half a turn round shows no up of its own: as its row
         if final[i].label in HALF_TURN_SYMMETRIC and final[i].rotation in (90, 180):
             final[i] = replace(final[i], rotation=(final[i].rotation + 180) % 360)
-    changes = [Change(i, tiles[i].label, labels[i], tiles[i].confidence, final[i].confidence)
-               for i in sorted(labels) if labels[i] != tiles[i].label]
+    # (as the classifier read them: whites taken as face down are changes too)
+    was = [read[i] if i < len(read) and t.label == BACK else t for i, t in enumerate(tiles)]
+    changes = [Change(i, was[i].label, labels[i], was[i].confidence, final[i].confidence)
+               for i in sorted(labels) if labels[i] != was[i].label]
     groups = [_group_reading(g, labels) for g in arr.groups]
     hand_tiles = sorted(arr.used)
     uncertain = [i for i in hand_tiles if final[i].label != BACK and final[i].confidence < UNCERTAIN_BELOW]
@@ -732,6 +746,35 @@ def _laid_out_split(tiles: Sequence[TileDetection], k: int, players: int, split:
         out += [_at_cost(a, cost, "one box was taken as an added kan's two tiles")
                 for a in arrange(_dropped(tiles, set(drop)), players=players) if parts & a.used]
     return out
+
+
+def _white_backs(tiles: Sequence[TileDetection], arrangements: list[Arrangement]) -> list[tuple[int, int]]:
+    """Pairs of white dragons that may be a closed kan's face-down tiles (see PEN_WHITE_BACK): in
+    four neighbouring tiles of a hand row, its two ends or its middle two; surest backs first."""
+    pairs = set()
+    for a in arrangements:
+        for k in range(len(a.row) - 3):
+            four = a.row[k:k + 4]
+            for j, l in ((0, 3), (1, 2)):
+                if tiles[four[j]].label == WHITE and tiles[four[l]].label == WHITE:
+                    pairs.add((four[j], four[l]))
+    return sorted(pairs, key=lambda p: -_p_back(tiles[p[0]]) * _p_back(tiles[p[1]]))[:MAX_WHITE_BACKS]
+
+
+def _p_back(t: TileDetection) -> float:
+    return next((c.prob for c in t.candidates if c.label == BACK), 0.0)
+
+
+def _as_backs(tiles: Sequence[TileDetection], pair: tuple[int, int]) -> list[TileDetection]:
+    """The tiles with the two of `pair` read face down."""
+    return [replace(t, label=BACK, confidence=_p_back(t)) if i in pair else t for i, t in enumerate(tiles)]
+
+
+def _laid_out_backs(tiles: Sequence[TileDetection], pair: tuple[int, int], players: int) -> list[Arrangement]:
+    """Every arrangement that lays the two of `pair` (read face down) out in one closed kan."""
+    return [_at_cost(a, PEN_WHITE_BACK, "two white dragons were taken as a closed kan's face-down tiles")
+            for a in arrange(tiles, players=players)
+            if any(g.kind == "ankan" and set(pair) <= set(g.tiles) for g in a.groups)]
 
 
 def _dropped(tiles: Sequence[TileDetection], drop: set[int]) -> list[TileDetection]:

@@ -280,3 +280,34 @@ def test_a_last_tile_whose_upright_read_makes_the_hand_stays_upright():
     r = read_hand(_last_read_upright(seq, 0, "5z", "7z", -4.0))
     assert r.error is None and r.sequence == seq
     assert layout.TURNED_END_NOTE not in r.notes
+
+
+def _backs_read_white(tiles, p_back: float = 0.02):
+    """Every face-down tile read as a blank white dragon, the back its runner-up (a closed kan in a
+    pale back colour: tune10_x3 #289, "x 7s 7s x" read "5z 7s 7s 5z")."""
+    return [replace(t, label="5z", confidence=1 - p_back,
+                    candidates=(Candidate("5z", 1 - p_back), Candidate("back", p_back)))
+            if t.label == "back" else t for t in tiles]
+
+
+@pytest.mark.parametrize("seq", ["1m 2m 3m 4p 5p 6p 7s 8s 9s 1z | 1z | x 2z 2z x",
+                                 "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z | 1z | 2z x x 2z"])
+def test_white_dragons_at_a_closed_kans_face_down_places_are_read_face_down(seq, monkeypatch):
+    tiles = _backs_read_white(scene_from_sequence(seq, rng=random.Random(3)))
+    r = read_hand(tiles)
+    assert r.error is None, r.error
+    assert r.sequence == seq
+    assert r.hand["melds"] == [{"kind": "ankan", "tiles": "2222z"}]
+    assert "two white dragons were taken as a closed kan's face-down tiles" in r.notes
+    assert sorted((c.read, c.now) for c in r.changes) == [("5z", "back"), ("5z", "back")]
+    assert r.cost >= reading.PEN_WHITE_BACK
+    monkeypatch.setattr(reading, "MAX_WHITE_BACKS", 0)  # without the retry: no hand
+    assert read_hand(tiles).hand is None
+
+
+def test_white_dragons_of_a_whole_hand_stay_white():
+    """A hand read whole with whites at such places is sure: they are not turned face down."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 5z 5z 5z | 1z"
+    r = read_hand(scene_from_sequence(seq, rng=random.Random(3)))
+    assert r.sequence == seq and r.sure
+    assert not any("face-down" in n for n in r.notes)
