@@ -88,7 +88,8 @@ PEN_PAIR = 0.5
 # hand row (its ends, or its middle pair) are taken as face down in turn (at most MAX_WHITE_BACKS
 # pairs, surest backs first), the hand laid out again, at a cost PEN_WHITE_BACK; tried when no
 # reading is sure. Session 23: on the tune sets, 41 % of the photos showing a closed kan were
-# misread at 3× (16 % of the others), many this way.
+# misread at 3× (16 % of the others), several this way. tune10_x3 242 -> 244, tune9_x3 162 -> 163,
+# tune9 305 -> 305, none lost (PEN_WHITE_BACK 0.5, 2 and 3 alike on tune10_x3).
 PEN_WHITE_BACK = 1.0
 MAX_WHITE_BACKS = 2
 WHITE = "5z"
@@ -112,9 +113,11 @@ PEN_THIRTEEN = 3.0
 # What a hand short of its winning tile costs for that alone: such a reading is bent only by what
 # it costs beyond this. Read cleanly but for its winning tile, it is sure (the reader does not
 # look again), and the reading step retries only the boxes the layout merged (a run of like tiles
-# at a slant: the 14th tile may be the one merged away), not faint, split or paired boxes. Session
-# 21: real-dev's lietxia_test, a clean 13-tile photo, was retried in every way for nothing, the
-# tile not being in the photo (the reading step took 65-82 ms of its 157 ms at 12 MP).
+# at a slant: the 14th tile may be the one merged away) and its faint boxes (one in the drawn
+# tile's gap, read face down, ends the row before the drawn tile), not split or paired boxes.
+# Session 21: real-dev's lietxia_test, a clean 13-tile photo, was retried in every way for nothing,
+# the tile not being in the photo (the reading step took 65-82 ms of its 157 ms at 12 MP). Session
+# 23: faint boxes retried again for such a reading: tune10_x3 244 -> 246, none lost.
 THIRTEEN_COST = PEN_THIRTEEN + PEN_MISSING_DRAWN
 
 
@@ -538,7 +541,7 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
         # a hand read cleanly but for its winning tile: only a tile merged away can be missing
         short = _sure(best)  # (not sure as a whole hand: best[0] is over FAINT_TRY_ABOVE here)
         split = [] if short else _split_boxes(tiles, arrangements)
-        faint = [] if short else [i for i in _faint_boxes(tiles, arrangements, seen_row) if i not in split]  # (laid out once, cheaper)
+        faint = [i for i in _faint_boxes(tiles, arrangements, seen_row) if i not in split]  # (laid out once, cheaper)
         merged = sorted({i for a in arrangements for i in a.twice}, key=lambda i: -tiles[i].det_score)[:MAX_KEEP]
         again = (_laid_out_without(tiles, faint, players, PEN_FAINT, "a faint box was taken as no tile")
                  + _laid_out_without(tiles, split, players, PEN_SPLIT,

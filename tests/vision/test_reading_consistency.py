@@ -120,6 +120,17 @@ def test_a_faint_box_that_ends_the_laid_out_row_is_tried_from_the_recognisers_ro
     assert any("no tile" in n for n in r.notes)
 
 
+def test_a_faint_box_is_tried_as_no_tile_when_the_hand_reads_cleanly_as_thirteen():
+    """A faint face-down box in the drawn tile's gap ends the row: read without the drawn tile, the
+    hand is a clean 13-tile one (sure), and the faint box is still tried as no tile (tune10_x3 #209)."""
+    seq = "4m 4m 3p 3p 4p 4p 2s 0s 5s 3z 3z 5z 5z | 2s"
+    tiles = _faint_box_in_the_gap(scene_from_sequence(seq, rng=random.Random(7)), score=0.39, label="back")
+    assert read_hand(tiles).error_code == "no_winning_tile"  # (the recogniser's row not given)
+    r = read_hand(tiles, seen_row=tuple(range(len(tiles))))
+    assert r.error is None and r.sequence == seq and r.win_tile_source == "drawn"
+    assert "a faint box was taken as no tile" in r.notes
+
+
 def test_a_surely_detected_box_is_not_taken_for_a_gap():
     """The same fifteenth box detected with a high score is a tile: it is not dropped."""
     seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 2s 3s | 4s"
