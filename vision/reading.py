@@ -18,7 +18,7 @@ import heapq
 import math
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Collection, Sequence
 
 from vision.classes import BACK, HALF_TURN_SYMMETRIC
 from vision.layout import PEN_MISSING_DRAWN, Arrangement, Group, arrange, plain
@@ -113,12 +113,15 @@ PEN_THIRTEEN = 3.0
 # What a hand short of its winning tile costs for that alone: such a reading is bent only by what
 # it costs beyond this. Read cleanly but for its winning tile, it is sure (the reader does not
 # look again), and the reading step retries only the boxes the layout merged (a run of like tiles
-# at a slant: the 14th tile may be the one merged away) and its faint boxes (one in the drawn
-# tile's gap, read face down, ends the row before the drawn tile), not split or paired boxes.
-# Session 21: real-dev's lietxia_test, a clean 13-tile photo, was retried in every way for nothing,
-# the tile not being in the photo (the reading step took 65-82 ms of its 157 ms at 12 MP). Session
-# 23: faint boxes retried again for such a reading: tune10_x3 244 -> 246, none lost.
+# at a slant: the 14th tile may be the one merged away) and its faint boxes read as a gap or a
+# shadow reads (GAP_READS: one in the drawn tile's gap, read face down, ends the row before the
+# drawn tile), not faint faces, split or paired boxes. Session 21: real-dev's lietxia_test, a clean
+# 13-tile photo, was retried in every way for nothing, the tile not being in the photo (the
+# reading step took 65-82 ms of its 157 ms at 12 MP). Session 23: faint gap reads retried for such
+# a reading: tune10_x3 244 -> 246, tune9_x3 and tune9 unchanged, none lost (all faint boxes: the
+# same, but lietxia_test's reading step 33 -> 67 ms, for its three faint faces).
 THIRTEEN_COST = PEN_THIRTEEN + PEN_MISSING_DRAWN
+GAP_READS = (BACK, WHITE)
 
 
 # --------------------------------------------------------------------------------------------
@@ -541,7 +544,8 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
         # a hand read cleanly but for its winning tile: only a tile merged away can be missing
         short = _sure(best)  # (not sure as a whole hand: best[0] is over FAINT_TRY_ABOVE here)
         split = [] if short else _split_boxes(tiles, arrangements)
-        faint = [i for i in _faint_boxes(tiles, arrangements, seen_row) if i not in split]  # (laid out once, cheaper)
+        faint = [i for i in _faint_boxes(tiles, arrangements, seen_row, GAP_READS if short else None)
+                 if i not in split]  # (laid out once, cheaper)
         merged = sorted({i for a in arrangements for i in a.twice}, key=lambda i: -tiles[i].det_score)[:MAX_KEEP]
         again = (_laid_out_without(tiles, faint, players, PEN_FAINT, "a faint box was taken as no tile")
                  + _laid_out_without(tiles, split, players, PEN_SPLIT,
@@ -699,16 +703,17 @@ def _boxed_twice(tiles: Sequence[TileDetection], g: Group) -> set[int]:
 
 
 def _faint_boxes(tiles: Sequence[TileDetection], arrangements: list[Arrangement],
-                 seen_row: Sequence[int] = ()) -> list[int]:
+                 seen_row: Sequence[int] = (), reads: Collection[str] | None = None) -> list[int]:
     """The detector may box a gap or a shadow between tiles (it reads as a blank white dragon or a
     face-down tile), or one tile twice (see `_without_twice`): the hand row's faintest boxes, to be
     left out in turn and the hand laid out again, at a cost. Again, because such a box hides the
     gap before the drawn tile, or makes the layout end the row early: so the faintest box of
-    `seen_row` beyond the laid-out rows is tried too."""
+    `seen_row` beyond the laid-out rows is tried too. `reads`: only boxes read as one of these."""
     row = {i for a in arrangements for i in a.row}
 
     def faintest(pool: set[int]) -> list[int]:
-        return sorted((i for i in pool if tiles[i].det_score < FAINT_BELOW), key=lambda i: tiles[i].det_score)
+        return sorted((i for i in pool if tiles[i].det_score < FAINT_BELOW and (reads is None or tiles[i].label in reads)),
+                      key=lambda i: tiles[i].det_score)
 
     return faintest(row)[:MAX_FAINT] + faintest(set(seen_row) - row)[:1]
 
