@@ -775,7 +775,7 @@ def _p_back(t: TileDetection) -> float:
 
 def _as_backs(tiles: Sequence[TileDetection], pair: tuple[int, int]) -> list[TileDetection]:
     """The tiles with the two of `pair` read face down."""
-    return [replace(t, label=BACK, confidence=_p_back(t)) if i in pair else t for i, t in enumerate(tiles)]
+    return [t.with_label(BACK) if i in pair else t for i, t in enumerate(tiles)]
 
 
 def _laid_out_backs(tiles: Sequence[TileDetection], pair: tuple[int, int], players: int) -> list[Arrangement]:
