@@ -87,8 +87,8 @@ PEN_PAIR = 0.5
 # "4p 5z 5z 4p"): no hand then. Two whites at a closed kan's face-down places in four tiles of the
 # hand row (its ends, or its middle pair) are taken as face down in turn (at most MAX_WHITE_BACKS
 # pairs, surest backs first), the hand laid out again, at a cost PEN_WHITE_BACK; tried when no
-# reading is sure. Session 23: on the tune sets, 41 % of the photos showing a closed kan were
-# misread at 3× (16 % of the others), several this way. tune10_x3 242 -> 244, tune9_x3 162 -> 163,
+# reading is sure. Session 23: on the tune sets at 3×, 32 of the 66 photos showing a closed kan
+# were misread (48 %; 16 % of the others), several this way. tune10_x3 242 -> 244, tune9_x3 162 -> 163,
 # tune9 305 -> 305, none lost (PEN_WHITE_BACK 0.5, 2 and 3 alike on tune10_x3).
 PEN_WHITE_BACK = 1.0
 MAX_WHITE_BACKS = 2
