@@ -84,7 +84,8 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 per_pair[k]["reads"].append(reading.sequence)
                 exact = reading.sequence == row["sequence"]
                 states = hand_tile_states(row["tiles"], reading)
-                _add(per_pair[k]["tiles"], tile_counts(states))
+                counts = tile_counts(states)
+                _add(per_pair[k]["tiles"], counts)
                 for cls, state in zip((t["cls"] for t in row["tiles"] if t["in_hand"]), states, strict=True):
                     _add(per_pair[k]["by_class"].setdefault(cls, dict.fromkeys(TILE_COUNTS, 0)), tile_counts([state]))
                 if legible is not None:
@@ -99,7 +100,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                     cause = first_cause(row["tiles"], reading)
                     per_pair[k]["causes"][cause] = per_pair[k]["causes"].get(cause, 0) + 1
                     unboxed = per_pair[k]["unboxed_by_cause"]
-                    unboxed[cause] = unboxed.get(cause, 0) + sum(not boxed for boxed, _, _ in states)
+                    unboxed[cause] = unboxed.get(cause, 0) + counts["n"] - counts["boxed"]
         for res in per_pair:
             res["n"] = len(rows)
             res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)

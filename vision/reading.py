@@ -766,11 +766,7 @@ def _white_backs(tiles: Sequence[TileDetection], arrangements: list[Arrangement]
             for j, l in ((0, 3), (1, 2)):
                 if tiles[four[j]].label == WHITE and tiles[four[l]].label == WHITE:
                     pairs.add((four[j], four[l]))
-    return sorted(pairs, key=lambda p: -_p_back(tiles[p[0]]) * _p_back(tiles[p[1]]))[:MAX_WHITE_BACKS]
-
-
-def _p_back(t: TileDetection) -> float:
-    return next((c.prob for c in t.candidates if c.label == BACK), 0.0)
+    return sorted(pairs, key=lambda p: -tiles[p[0]].prob(BACK) * tiles[p[1]].prob(BACK))[:MAX_WHITE_BACKS]
 
 
 def _as_backs(tiles: Sequence[TileDetection], pair: tuple[int, int]) -> list[TileDetection]:

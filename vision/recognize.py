@@ -86,9 +86,12 @@ class TileDetection:
         return replace(self, label=top.label, confidence=top.prob, candidates=self.turned_candidates,
                        turned_candidates=self.candidates)
 
+    def prob(self, label: str) -> float:
+        """The classifier's probability of `label` among the candidates (0 when not among them)."""
+        return next((c.prob for c in self.candidates if c.label == label), 0.0)
+
     def with_label(self, label: str) -> "TileDetection":
-        prob = next((c.prob for c in self.candidates if c.label == label), 0.0)
-        return replace(self, label=label, confidence=prob)
+        return replace(self, label=label, confidence=self.prob(label))
 
 
 # a row box that may hold an added kan's two tiles, and its two parts read apart (see `_pair_boxes`)
