@@ -340,7 +340,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 # both looked upright (a stacked tile and its base, seen end on, can): as in the
                 # row, only when both read surely as one face from their crops turned sideways,
                 # the one off the row lying alone on the other, neither surely upright
-                if (not _both_read_lying_alike(tile, tiles[b]) or _has_neighbour(tiles, t, in_row)
+                if (not _both_read_lying_alike(tile, tiles[b]) or _has_neighbour(tiles, t, in_row | twice)
                         or _surely_upright(tile) or _surely_upright(tiles[b])):
                     continue
             elif (t in side) != (b in side):
@@ -348,7 +348,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 # and not when its shape was sure (a standing closed tile, and beyond it a discard
                 # of the same face laid sideways for riichi)
                 lying, upright = (t, b) if t in side else (b, t)
-                if (not _lying_label_matches(tiles[lying], tiles[upright]) or _has_neighbour(tiles, t, in_row)
+                if (not _lying_label_matches(tiles[lying], tiles[upright]) or _has_neighbour(tiles, t, in_row | twice)
                         or _surely_upright(tiles[upright])):
                     continue
             if not _same_face(tile, tiles[b], STACKED_FACE_P, lying=True):
@@ -746,7 +746,8 @@ def _forced_cost(t: TileDetection) -> float:
 
 def _has_neighbour(tiles: Sequence[TileDetection], t: int, exclude: set[int]) -> bool:
     """Does another tile (not in `exclude`) touch tile t (a wall, discards: not a lone stacked tile)?
-    A second box of t itself is no neighbour (real-dev lietxia_70008812 at 12 MP boxes its added 9m twice)."""
+    A second box of t itself is no neighbour (real-dev lietxia_70008812 at 12 MP boxes its added 9m twice),
+    nor, passed in `exclude`, a row tile's second box (tune10_x3 #134: the kan's upright 3z boxed twice)."""
     bx1, by1, bx2, by2 = tiles[t].frame_box
     margin = 0.15 * max(bx2 - bx1, by2 - by1)
     for o, other in enumerate(tiles):

@@ -466,3 +466,26 @@ def test_an_added_tile_boxed_twice_is_still_a_lone_stacked_tile():
     twice = (x1 + 0.18 * U, y1 + 0.03 * U, x2 + 0.18 * U, y2 + 0.03 * U)
     tiles.append(replace(tiles[added], box=twice, frame_box=twice, det_score=0.42))
     assert read_hand(tiles).sequence == seq
+
+
+def test_a_second_box_of_a_row_tile_is_no_neighbour_of_an_added_tile():
+    """Nor is a second box of a row tile, merged away as one tile boxed twice (tune10_x3 #134: the
+    kan's upright 3z boxed twice, the second box touching the added 3z, whose base looked upright:
+    read as a pon, the added tile left out)."""
+    from dataclasses import replace
+
+    from vision.reading import read_hand
+
+    seq = "3p 3p 9s 9s 3p- | 9m- 9m 9m | 3z 3z 3z- 3z= | 0p 5p- 5p"
+    tiles = scene_from_sequence(seq, rng=random.Random(15))
+    base = next(i for i, t in enumerate(tiles) if t.sideways and t.label == "3z" and t.frame_box[1] > -1.2 * U)
+    tiles[base] = replace(tiles[base], rotation=180, confidence=0.75, side_odds=-2.9,
+                          candidates=(Candidate("3z", 0.75), Candidate("1p", 0.15)),
+                          turned_candidates=(Candidate("3z", 1.0),))
+    # the kan's upright tile next to its base, boxed again 0.2 of a tile further along the row
+    beside = max((i for i, t in enumerate(tiles) if t.label == "3z" and not t.sideways and i != base),
+                 key=lambda i: tiles[i].frame_box[0])
+    x1, y1, x2, y2 = tiles[beside].frame_box
+    again = (x1 + 0.2 * U, y1, x2 + 0.2 * U, y2)
+    tiles.append(replace(tiles[beside], box=again, frame_box=again, det_score=0.4))
+    assert read_hand(tiles).sequence == seq
