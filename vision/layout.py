@@ -101,15 +101,6 @@ STACKED_FACE_P = 0.005  # a tile lying on a sideways one is its added kan tile i
 # reads both ways is ±6): no added kan pairs it with a sideways tile lying beyond it
 SURE_UPRIGHT = 6.0
 DUPLICATE_OVERLAP = 0.65  # two row boxes overlapping this much of the narrower one's width: one tile twice
-DUPLICATE_ACROSS = 0.2  # … and their centres this near across the row (× the lower box's height)
-# … or this near when neither box looks sideways nor both read as one face lying (an added kan's
-# pair can look upright, one a little above the other: they stay two). A standing tile seen from
-# above is boxed once by its face and once with its top, 0.2-0.4 of a height apart: one tile read
-# twice, the hand legal with it, the drawn tile left out (tune10_x3 #282 read 1m 1m 1m … for
-# 1m 1m … | 1p). Session 24, shipped models, tune10_x3 / tune9_x3 / tune9 from 246 / 163 / 306:
-# 0.35 248 / 165 / 308, 0.45 249 / 165 / 308, 0.55 250 / 165 / 308, 0.65 248 / 165 (tune9 #29 lost
-# at each; without the lying-alike guard, 0.45: 247 / 165 / 308, tune10_x3 #55, an added kan, lost).
-DUPLICATE_ACROSS_UPRIGHT = 0.45
 
 
 def _set_apart(pitches: Sequence[float], unit: float, margin: float = SET_APART) -> bool:
@@ -666,15 +657,12 @@ def _turned_at_end(t: TileDetection, last_box: Sequence[float], unit: float) -> 
 def _duplicate(a: TileDetection, b: TileDetection) -> bool:
     """Are these two boxes one tile detected twice? Nearly the same place along the row and across
     it (an added kan's tiles lie one above the other; neighbours in a row overlap by what one
-    hides of the other, well under half a tile) and the same face. Two upright boxes may lie
-    further apart across it (a standing tile boxed by its face and with its top)."""
+    hides of the other, well under half a tile) and the same face."""
     ax1, ay1, ax2, ay2 = a.frame_box
     bx1, by1, bx2, by2 = b.frame_box
     h = min(ay2 - ay1, by2 - by1)
-    upright = not (a.sideways or b.sideways or _both_read_lying_alike(a, b))
-    across = DUPLICATE_ACROSS_UPRIGHT if upright else DUPLICATE_ACROSS
     return (_overlap(a.frame_box, b.frame_box) > DUPLICATE_OVERLAP * min(ax2 - ax1, bx2 - bx1)
-            and abs((ay1 + ay2) - (by1 + by2)) / 2 < across * h and _same_face(a, b))
+            and abs((ay1 + ay2) - (by1 + by2)) / 2 < 0.2 * h and _same_face(a, b))
 
 
 def _apart_across(a: Sequence[float], b: Sequence[float]) -> float:
