@@ -469,9 +469,9 @@ def test_an_added_tile_boxed_twice_is_still_a_lone_stacked_tile():
 
 
 def test_a_second_box_of_a_row_tile_is_no_neighbour_of_an_added_tile():
-    """Nor is a second box of a row tile, merged away as one tile boxed twice (tune10_x3 #134: the
-    kan's upright 3z boxed twice, the second box touching the added 3z, whose base looked upright:
-    read as a pon, the added tile left out)."""
+    """A second box of a row tile, merged away as one tile boxed twice, is no neighbour of an added
+    tile either (tune10_x3 #134: the kan's upright 3z boxed twice, the second box touching the added
+    3z, whose base looked upright: read as a pon, the added tile left out)."""
     from dataclasses import replace
 
     from vision.reading import read_hand
