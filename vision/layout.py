@@ -101,6 +101,13 @@ STACKED_FACE_P = 0.005  # a tile lying on a sideways one is its added kan tile i
 # reads both ways is ±6): no added kan pairs it with a sideways tile lying beyond it
 SURE_UPRIGHT = 6.0
 DUPLICATE_OVERLAP = 0.65  # two row boxes overlapping this much of the narrower one's width: one tile twice
+DUPLICATE_ACROSS = 0.2  # … and their centres this near across the row (× the lower box's height)
+# … or, laid out again as a retry (`arrange(wide=True)`, see `vision.reading.PEN_WIDE`), this near
+# when neither looks sideways: a standing tile seen from above is boxed once by its face and once
+# with its top, 0.2-0.45 of a height apart. Not up front: an added kan whose two tiles both look
+# upright lies so too (session 24: merged always, det_test_x1g lost one), and whether they read
+# alike lying does not tell them apart (a drawn 1p boxed twice reads 1p either way: tune10_x3 #282).
+DUPLICATE_ACROSS_UPRIGHT = 0.45
 
 
 def _set_apart(pitches: Sequence[float], unit: float, margin: float = SET_APART) -> bool:
@@ -242,19 +249,20 @@ def choose_row(tiles: Sequence[TileDetection]) -> tuple[int, ...]:
 
 
 def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[int] | None = None,
-            limit: int = 8, keep: Collection[int] = ()) -> list[Arrangement]:
+            limit: int = 8, keep: Collection[int] = (), wide: bool = False) -> list[Arrangement]:
     """Plausible arrangements of the hand in `tiles`, best (lowest penalty) first.
 
     `row` forces the hand row (indices into `tiles`); by default it is found here. `keep`: boxes
     never merged with a neighbour as one tile boxed twice (the reader retries with a dropped one
-    kept when the hand comes out a tile short). Returns an empty list when there is no classified
-    tile at all.
+    kept when the hand comes out a tile short). `wide`: two upright boxes of one face further apart
+    across the row are one tile boxed twice too (`DUPLICATE_ACROSS_UPRIGHT`). Returns an empty list
+    when there is no classified tile at all.
     """
     if row is None:  # each plausible row in turn; a later row pays for being less likely
         out: list[Arrangement] = []
         for rank, cand in enumerate(candidate_rows(tiles)[:2]):
             out += [replace(a, penalty=a.penalty + PEN_SECOND_ROW * rank, geometry=a.geometry + PEN_SECOND_ROW * rank)
-                    for a in arrange(tiles, players=players, row=cand, limit=limit, keep=keep)]
+                    for a in arrange(tiles, players=players, row=cand, limit=limit, keep=keep, wide=wide)]
         out.sort(key=lambda a: a.penalty)
         return _with_whole_hands(out, limit)
     row_idx = list(row)
@@ -275,7 +283,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                  or _both_read_lying_alike(tiles[a], tiles[b])) and _one_above_other(fb[a], fb[b], apart=0.3))
 
     for pos, i in enumerate(row_idx):
-        if kept and i not in keep and kept[-1] not in keep and _duplicate(tiles[i], tiles[kept[-1]]):
+        if kept and i not in keep and kept[-1] not in keep and _duplicate(tiles[i], tiles[kept[-1]], wide):
             # one tile boxed twice: the surer box stays
             if tiles[i].det_score > tiles[kept[-1]].det_score:
                 twice.add(kept[-1])
@@ -654,15 +662,18 @@ def _turned_at_end(t: TileDetection, last_box: Sequence[float], unit: float) -> 
         -0.5 * unit < x1 - last_box[2] < GAP * unit and t.centre[0] > last_box[2]
 
 
-def _duplicate(a: TileDetection, b: TileDetection) -> bool:
+def _duplicate(a: TileDetection, b: TileDetection, wide: bool = False) -> bool:
     """Are these two boxes one tile detected twice? Nearly the same place along the row and across
     it (an added kan's tiles lie one above the other; neighbours in a row overlap by what one
-    hides of the other, well under half a tile) and the same face."""
+    hides of the other, well under half a tile) and the same face. `wide`: two upright boxes may
+    lie further apart across it (a standing tile boxed by its face and with its top)."""
     ax1, ay1, ax2, ay2 = a.frame_box
     bx1, by1, bx2, by2 = b.frame_box
     h = min(ay2 - ay1, by2 - by1)
+    upright = wide and not (a.sideways or b.sideways)
+    across = DUPLICATE_ACROSS_UPRIGHT if upright else DUPLICATE_ACROSS
     return (_overlap(a.frame_box, b.frame_box) > DUPLICATE_OVERLAP * min(ax2 - ax1, bx2 - bx1)
-            and abs((ay1 + ay2) - (by1 + by2)) / 2 < 0.2 * h and _same_face(a, b))
+            and abs((ay1 + ay2) - (by1 + by2)) / 2 < across * h and _same_face(a, b))
 
 
 def _apart_across(a: Sequence[float], b: Sequence[float]) -> float:

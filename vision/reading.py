@@ -77,6 +77,13 @@ MAX_SPLIT = 2
 # det_test_x3g 218 -> 219, det_test_x1g 198 and det_test_h 102 unchanged.
 PEN_KEEP = 1.0
 MAX_KEEP = 2
+# And wider: a standing tile seen from above is boxed once by its face and once with its top, the two
+# boxes 0.2-0.45 of a height apart across the row (`layout.DUPLICATE_ACROSS_UPRIGHT`); read as two
+# tiles, the hand is legal with that tile twice and its drawn tile left out (tune10_x3 #282:
+# 1m 1m 1m … for 1m 1m … | 1p). The hand laid out again with such pairs merged, when no reading is
+# sure, at a cost PEN_WIDE. (Merged always, session 24: the tune sets +3 / +2 / +2 but det_test_x1g
+# lost an added kan whose two tiles both looked upright.)
+PEN_WIDE = 1.0
 # An added kan's two tiles boxed as one (`vision.recognize.PAIR_WIDE`): the box's two parts laid out
 # instead of it (and with each of a meld's split boxes left out too, see PEN_SPLIT), when no reading
 # is sure, at this cost. Session 20, shipped models: tune9_x3 146 -> 152/200, tune9 273 -> 276/400
@@ -551,7 +558,8 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
                  + _laid_out_without(tiles, split, players, PEN_SPLIT,
                                      "two boxes overlapping much in a meld were taken as one tile")
                  + _laid_out_keeping(tiles, merged, players, PEN_KEEP,
-                                     "two boxes of one face overlapping much were taken as two tiles"))
+                                     "two boxes of one face overlapping much were taken as two tiles")
+                 + ([] if short else _laid_out_wide(tiles, arrangements, players, PEN_WIDE)))
         arrangements += again
         best = _best_reading(tiles, again, players, budget, best)
         for pair in () if short else _white_backs(tiles, arrangements):  # (each on its own list of tiles)
@@ -742,6 +750,15 @@ def _laid_out_keeping(tiles: Sequence[TileDetection], keep: Sequence[int], playe
     """Every arrangement of the tiles with each of `keep` in turn taken as a tile of its own, not
     as a second box of its neighbour's tile (see PEN_KEEP)."""
     return [_at_cost(a, cost, note) for i in keep for a in arrange(tiles, players=players, keep=(i,)) if i in a.used]
+
+
+def _laid_out_wide(tiles: Sequence[TileDetection], arrangements: Sequence[Arrangement], players: int,
+                   cost: float) -> list[Arrangement]:
+    """Every arrangement with two upright boxes of one face, further apart across the row, taken as
+    one tile boxed twice (see PEN_WIDE) that merges a box none of `arrangements` merged."""
+    merged = {i for a in arrangements for i in a.twice}
+    return [_at_cost(a, cost, "two boxes of one face, one above the other, were taken as one tile")
+            for a in arrange(tiles, players=players, wide=True) if set(a.twice) - merged]
 
 
 def _laid_out_split(tiles: Sequence[TileDetection], k: int, players: int, split: Sequence[int] = ()) -> list[Arrangement]:

@@ -335,3 +335,47 @@ def test_white_dragons_of_a_whole_hand_stay_white():
     r = read_hand(scene_from_sequence(seq, rng=random.Random(3)))
     assert r.sequence == seq and r.sure
     assert not any("face-down" in n for n in r.notes)
+
+
+def _boxed_twice_across(tiles, label: str, last: bool = False, shift: float = 0.2):
+    """A second box of an upright `label` tile (the first such, or the rightmost), shifted `shift`
+    of its height across the row and 0.05 along it, and 0.15 taller: the detector boxes a standing
+    tile seen from above once by its face and once with its top (tune10_x3 #282: 1m and the drawn
+    1p boxed so, read as 1m 1m 1m with the drawn tile left out)."""
+    ids = [k for k, t in enumerate(tiles) if t.label == label and not t.sideways]
+    i = max(ids, key=lambda k: tiles[k].frame_box[0]) if last else min(ids, key=lambda k: tiles[k].frame_box[0])
+    x1, y1, x2, y2 = tiles[i].frame_box
+    box = (x1 + 0.05 * U, y1 - (shift + 0.15) * U, x2 + 0.05 * U, y2 - shift * U)
+    return tiles + [replace(tiles[i], box=box, frame_box=box, det_score=0.4)]
+
+
+def test_one_tile_boxed_by_its_face_and_with_its_top_is_read_once(monkeypatch):
+    seq = "1m 1m 4m 5m 6m 1p 1p 2s 3s 3s 4s 4s 0s | 1p"
+    clean = scene_from_sequence(seq, rng=random.Random(3))
+    tiles = _boxed_twice_across(_boxed_twice_across(clean, "1m"), "1p", last=True)
+    r = read_hand(tiles)
+    assert r.error is None and r.sequence == seq and r.win_tile_source == "drawn"
+    assert any("one above the other" in n for n in r.notes)
+    # not up front: the layout alone keeps the pair 0.27 of a height apart as two tiles
+    assert not any(a.twice for a in arrange(tiles))
+    monkeypatch.setattr(layout, "DUPLICATE_ACROSS_UPRIGHT", layout.DUPLICATE_ACROSS)
+    assert read_hand(tiles).sequence != seq
+
+
+@pytest.mark.parametrize("lying", [True, False])
+def test_an_added_kans_pair_that_looks_upright_stays_two_tiles(lying, monkeypatch):
+    """Both tiles of an added kan can look upright, the stacked one a little off its base across the
+    row, whether or not they read alike from their crops turned sideways (tune10_x3 #55 did, det_test_x1g
+    #98 did not): merged as one tile boxed twice, the kan would read as a pon and the hand a tile short."""
+    seq = "5p 6p 7p 5s 6s 7s 2z | 2z | 1m 1m- 1m | 4z 4z 4z- 4z="
+    tiles = scene_from_sequence(seq, rng=random.Random(2))
+    side = [k for k, t in enumerate(tiles) if t.label == "4z" and t.sideways]
+    base, top = sorted(side, key=lambda k: -tiles[k].frame_box[3])  # (the stacked one lies above)
+    x1, y1, x2, y2 = tiles[base].frame_box
+    box = (x1, y1 - 0.35 * (y2 - y1), x2, y2 - 0.35 * (y2 - y1))
+    turned = (Candidate("4z", 0.9), Candidate("1z", 0.05)) if lying else (Candidate("2p", 0.6), Candidate("4z", 0.3))
+    tiles[base] = replace(tiles[base], rotation=0, turned_candidates=turned)
+    tiles[top] = replace(tiles[top], box=box, frame_box=box, rotation=0, turned_candidates=turned)
+    assert layout._duplicate(tiles[base], tiles[top], wide=True)  # (the retry may merge them …)
+    monkeypatch.setattr(reading, "FAINT_TRY_ABOVE", -1.0)  # (… and is tried: no reading counts as sure)
+    assert read_hand(tiles).sequence == seq  # (… but a pon leaves the hand a tile short)
