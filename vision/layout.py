@@ -676,6 +676,13 @@ def _duplicate(a: TileDetection, b: TileDetection, wide: bool = False) -> bool:
             and abs((ay1 + ay2) - (by1 + by2)) / 2 < across * h and _same_face(a, b))
 
 
+def merges_wider(tiles: Sequence[TileDetection]) -> bool:
+    """Are there two boxes that `arrange(wide=True)` may take as one tile and `arrange` keeps apart?
+    (Without them it lays out the same hands: the reading step then skips that retry.)"""
+    return any(_duplicate(a, b, wide=True) and not _duplicate(a, b)
+               for k, a in enumerate(tiles) if not a.sideways for b in tiles[k + 1:] if not b.sideways)
+
+
 def _apart_across(a: Sequence[float], b: Sequence[float]) -> float:
     """How far apart two boxes' centres lie across the row, in the lower box's height."""
     return abs((a[1] + a[3]) - (b[1] + b[3])) / 2 / max(min(a[3] - a[1], b[3] - b[1]), 1e-6)

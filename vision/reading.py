@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Collection, Sequence
 
 from vision.classes import BACK, HALF_TURN_SYMMETRIC
-from vision.layout import PEN_MISSING_DRAWN, Arrangement, Group, arrange, plain
+from vision.layout import PEN_MISSING_DRAWN, Arrangement, Group, arrange, merges_wider, plain
 from vision.recognize import Pair, TileDetection
 from vision.sequence import format_sequence
 
@@ -756,6 +756,8 @@ def _laid_out_wide(tiles: Sequence[TileDetection], arrangements: Sequence[Arrang
                    cost: float) -> list[Arrangement]:
     """Every arrangement with two upright boxes of one face, further apart across the row, taken as
     one tile boxed twice (see PEN_WIDE) that merges a box none of `arrangements` merged."""
+    if not merges_wider(tiles):
+        return []
     merged = {i for a in arrangements for i in a.twice}
     return [_at_cost(a, cost, "two boxes of one face, one above the other, were taken as one tile")
             for a in arrange(tiles, players=players, wide=True) if set(a.twice) - merged]

@@ -358,6 +358,7 @@ def test_one_tile_boxed_by_its_face_and_with_its_top_is_read_once(monkeypatch):
     assert any("one above the other" in n for n in r.notes)
     # not up front: the layout alone keeps the pair 0.27 of a height apart as two tiles
     assert not any(a.twice for a in arrange(tiles))
+    assert layout.merges_wider(tiles) and not layout.merges_wider(clean)  # (the retry is tried only then)
     monkeypatch.setattr(layout, "DUPLICATE_ACROSS_UPRIGHT", layout.DUPLICATE_ACROSS)
     assert read_hand(tiles).sequence != seq
 
