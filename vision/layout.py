@@ -667,13 +667,10 @@ def _duplicate(a: TileDetection, b: TileDetection, wide: bool = False) -> bool:
     it (an added kan's tiles lie one above the other; neighbours in a row overlap by what one
     hides of the other, well under half a tile) and the same face. `wide`: two upright boxes may
     lie further apart across it (a standing tile boxed by its face and with its top)."""
-    ax1, ay1, ax2, ay2 = a.frame_box
-    bx1, by1, bx2, by2 = b.frame_box
-    h = min(ay2 - ay1, by2 - by1)
-    upright = wide and not (a.sideways or b.sideways)
-    across = DUPLICATE_ACROSS_UPRIGHT if upright else DUPLICATE_ACROSS
-    return (_overlap(a.frame_box, b.frame_box) > DUPLICATE_OVERLAP * min(ax2 - ax1, bx2 - bx1)
-            and abs((ay1 + ay2) - (by1 + by2)) / 2 < across * h and _same_face(a, b))
+    fa, fb = a.frame_box, b.frame_box
+    across = DUPLICATE_ACROSS_UPRIGHT if wide and not (a.sideways or b.sideways) else DUPLICATE_ACROSS
+    return (_overlap(fa, fb) > DUPLICATE_OVERLAP * min(fa[2] - fa[0], fb[2] - fb[0])
+            and _apart_across(fa, fb) < across and _same_face(a, b))
 
 
 def merges_wider(tiles: Sequence[TileDetection]) -> bool:

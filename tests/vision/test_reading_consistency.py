@@ -367,7 +367,8 @@ def test_one_tile_boxed_by_its_face_and_with_its_top_is_read_once(monkeypatch):
 def test_an_added_kans_pair_that_looks_upright_stays_two_tiles(lying, monkeypatch):
     """Both tiles of an added kan can look upright, the stacked one a little off its base across the
     row, whether or not they read alike from their crops turned sideways (tune10_x3 #55 did, det_test_x1g
-    #98 did not): merged as one tile boxed twice, the kan would read as a pon and the hand a tile short."""
+    #98 did not). Merged up front as one tile boxed twice, #98's kan read as a pon; offered as a retry,
+    the merge pays PEN_WIDE and the unmerged kan reads cheaper."""
     seq = "5p 6p 7p 5s 6s 7s 2z | 2z | 1m 1m- 1m | 4z 4z 4z- 4z="
     tiles = scene_from_sequence(seq, rng=random.Random(2))
     side = [k for k, t in enumerate(tiles) if t.label == "4z" and t.sideways]
@@ -379,4 +380,4 @@ def test_an_added_kans_pair_that_looks_upright_stays_two_tiles(lying, monkeypatc
     tiles[top] = replace(tiles[top], box=box, frame_box=box, rotation=0, turned_candidates=turned)
     assert layout._duplicate(tiles[base], tiles[top], wide=True)  # (the retry may merge them …)
     monkeypatch.setattr(reading, "FAINT_TRY_ABOVE", -1.0)  # (… and is tried: no reading counts as sure)
-    assert read_hand(tiles).sequence == seq  # (… but a pon leaves the hand a tile short)
+    assert read_hand(tiles).sequence == seq  # (… but the kan laid out unmerged reads cheaper)
