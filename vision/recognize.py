@@ -725,13 +725,14 @@ def turned_view(image: np.ndarray, frame: Frame, max_side: int = 1600,
 def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
                      max_side: int = 1600, region: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Detect again on a copy turned into the frame (`turned_view`): boxes come back tight, in
-    frame units, scored at least SECOND_CONF; the hand's cut (`region`) at an input as large as it is,
-    up to SECOND_MAX_IMGSZ (the whole turned canvas at the detector's own size)."""
+    frame units, scored at least SECOND_CONF, or SECOND_GAP_CONF for the faint ones `recognize`
+    keeps apart; the hand's cut (`region`) at an input as large as it is, up to SECOND_MAX_IMGSZ
+    (the whole turned canvas at the detector's own size)."""
     view = turned_view(image, frame, max_side, region)
     if view is None:
         return np.zeros((0, 4)), np.zeros(0)
     floor = getattr(detector, "conf", None)  # (a detector with a score threshold of its own)
-    kw: dict[str, float] = {} if floor is None else {"conf": max(floor, SECOND_CONF)}
+    kw: dict[str, float] = {} if floor is None else {"conf": min(SECOND_GAP_CONF, max(floor, SECOND_CONF))}
     own, side = getattr(detector, "imgsz", None), max(view.image.shape[:2])
     if region is not None and own and side > own and SECOND_MAX_IMGSZ > own:  # (the hand's cut, by a detector with an input size)
         kw["imgsz"] = int(min(SECOND_MAX_IMGSZ, -(-side // STRIDE) * STRIDE))
@@ -795,6 +796,37 @@ def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, f
 # the row from the first pass too reads 267 as well, but closes the drawn tile's gap on held-out
 # renders (det_test_h 55: a 0.28 box between the row and the drawn 9p), so it does not.
 FILL_ENDS = 1.2
+# After a second detection, its boxes scored at least this (and under its floor, SECOND_CONF) fill
+# gaps inside the row as the first pass's faint boxes do, when the first pass boxed them too
+# (SEEN_BEFORE) and they read face down: a closed kan's back on a dark cloth or beside a white, which
+# a closer look scores low. Phantom boxes on the table between two melds are why both checks are
+# there. SECOND_CONF or more: never. "Boxed too": a first-pass box centred within SEEN_BEFORE of the
+# faint box's width.
+SECOND_GAP_CONF = 0.1
+SEEN_BEFORE = 0.35
+
+
+def _grown(have: tuple, frame_boxes: np.ndarray, photo_boxes: np.ndarray, scores: np.ndarray,
+           p_back: np.ndarray) -> tuple:
+    """(frame boxes, photo boxes, scores, p_back, row) with these boxes added to them and to the row."""
+    fb, pb, sc, pk, row = have
+    n0 = len(fb)
+    return (np.vstack([fb, frame_boxes]), np.vstack([pb, photo_boxes]), np.concatenate([sc, scores]),
+            np.concatenate([pk, p_back]), tuple(row) + tuple(range(n0, n0 + len(frame_boxes))))
+
+
+def _seen_before(faint: tuple[np.ndarray, np.ndarray], frame: Frame, survey: Survey) -> tuple[np.ndarray, np.ndarray]:
+    """The second detection's faint boxes (frame units) that the first pass boxed too, surely or
+    faintly: a centre within SEEN_BEFORE of a box width of one of its boxes' centres."""
+    boxes, scores = faint
+    first = np.vstack([survey.photo_boxes.reshape(-1, 4), survey.faint_boxes.reshape(-1, 4)])
+    if not len(first) or not len(boxes):
+        return boxes[:0], scores[:0]
+    centres = frame.to_frame((first[:, :2] + first[:, 2:]) / 2)
+    mine = (boxes[:, :2] + boxes[:, 2:]) / 2
+    dist = np.linalg.norm(mine[:, None] - centres[None], axis=2).min(axis=1)
+    keep = dist <= SEEN_BEFORE * (boxes[:, 2] - boxes[:, 0])
+    return boxes[keep], scores[keep]
 
 
 def _tile_sized(boxes: np.ndarray, row_boxes: np.ndarray) -> np.ndarray:
@@ -1108,6 +1140,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     residual = abs(((row.angle + 45) % 90) - 45)
     frame_boxes = frame.boxes_to_frame(photo_boxes)
     redetected = False
+    second_faint = None  # (frame boxes, scores) the second detection scored under its floor
+    second_added: set[int] = set()  # boxes taken from second_faint (kept only when read face down)
     if residual > REDETECT_ABOVE or _small_for(detector, photo_row_boxes, image.shape):
         t = time.perf_counter()
         again = detector if closer is None else closer
@@ -1115,6 +1149,11 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         fb, sc = turned(image, frame) if turned else _redetect_turned(image, again, frame,
                                                                       region=hand_region(frame_boxes[list(row.indices)]))
         timings["redetect_ms"] = (time.perf_counter() - t) * 1000
+        floor = getattr(again, "conf", None)  # (as in _redetect_turned)
+        sure = sc >= (-np.inf if floor is None else max(floor, SECOND_CONF))
+        faint = ~sure & (sc >= SECOND_GAP_CONF)
+        second_faint = (fb[faint], sc[faint]) if sure.any() else None
+        fb, sc = fb[sure], sc[sure]
         if len(fb):
             redetected = True
             old_centres = (photo_boxes[:, :2] + photo_boxes[:, 2:]) / 2
@@ -1134,6 +1173,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     row_idx, frame_rows = frame_row()
     level = _level(frame_boxes, row_idx)
     if level:  # the row still leans (its line was drawn off by tiles in line beyond a gap)
+        if second_faint is not None:
+            second_faint = (_turn_frame(frame, second_faint[0], level)[1], second_faint[1])
         frame, frame_boxes = _turn_frame(frame, frame_boxes, level)
         row_idx, frame_rows = frame_row()
     # a tile missing from the row: one the detector barely saw (a faint box) in a gap; after a
@@ -1151,12 +1192,20 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         fill_frame, fill_photo, fill_scores, fill_back, ends = fill
         gaps = _gap_boxes(frame_boxes, row_idx, fill_frame, fill_scores, ends=ends)
         if gaps:
-            n0 = len(frame_boxes)
-            frame_boxes = np.vstack([frame_boxes, fill_frame[gaps]])
-            photo_boxes = np.vstack([photo_boxes, fill_photo[gaps]])
-            scores = np.concatenate([scores, fill_scores[gaps]])
-            p_back = np.concatenate([p_back, fill_back[gaps]])
-            row_idx = tuple(row_idx) + tuple(range(n0, n0 + len(gaps)))
+            frame_boxes, photo_boxes, scores, p_back, row_idx = _grown(
+                (frame_boxes, photo_boxes, scores, p_back, row_idx),
+                fill_frame[gaps], fill_photo[gaps], fill_scores[gaps], fill_back[gaps])
+    # after a second detection, a box it scored faintly in a gap of the row, which the first pass
+    # boxed too: a closed kan's face-down tile (kept below only when it reads face down)
+    if second_faint is not None:
+        faint_frame, faint_scores = _seen_before(second_faint, frame, survey)
+        gaps = _gap_boxes(frame_boxes, row_idx, faint_frame, faint_scores)
+        if gaps:
+            second_added = set(range(len(frame_boxes), len(frame_boxes) + len(gaps)))
+            faint_photo = np.array([frame_box_to_photo_box(frame, b) for b in faint_frame[gaps]]).reshape(-1, 4)
+            frame_boxes, photo_boxes, scores, p_back, row_idx = _grown(
+                (frame_boxes, photo_boxes, scores, p_back, row_idx),
+                faint_frame[gaps], faint_photo, faint_scores[gaps], np.zeros(len(gaps)))
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
     band = _near_row(frame_boxes, row_idx, 2.2, along=True)  # (the row's own, a kan's stacked tile, the drawn tile)
@@ -1216,6 +1265,11 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             other_way[int(k)] = probs[b].copy()
         probs, flips = probs[:n], flips[:n]
     timings["classify_ms"] = (time.perf_counter() - t2) * 1000
+    # a faint box of the second detection stays only when it reads face down: the table between
+    # two melds, boxed faintly, reads as a face; such a box is left unread and out of the row
+    at = {int(k): j for j, k in enumerate(todo)}
+    not_back = {k for k in second_added if k not in at or TILE_CLASSES[int(np.argmax(probs[at[k]]))] != BACK}
+    row_idx = tuple(i for i in row_idx if i not in not_back)
 
     # Which side is the owner's: the faces of the row the layout will take for the hand vote
     # (with face-down tiles counting little, another level row can be likelier than the one the
@@ -1240,7 +1294,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         n = pos.get(k)
         pbox = tuple(float(v) for v in photo_boxes[k])
         fbox = tuple(float(v) for v in frame_boxes[k])
-        if n is None:
+        if n is None or k in not_back:
             tiles.append(TileDetection(pbox, fbox, None, 270 if sideways[k] else 0, 0.0, (), float(scores[k])))
             continue
         cands = _top_candidates(probs[n])

@@ -164,3 +164,79 @@ def test_gap_boxes_beyond_an_end_only_when_asked_near_and_in_line():
     assert _gap_boxes(fb, list(range(14)), faint, np.full(len(names), 0.5)) == []
     chosen = _gap_boxes(fb, list(range(14)), faint, np.full(len(names), 0.5), ends=1.2)
     assert sorted(names[j] for j in chosen) == ["before the start", "just beyond the end"]
+
+
+# A closed kan's face-down tile the second, closer look scores under its floor (a back on a dark
+# cloth, a pale back beside a white): in a gap of the row it is read, as the first pass's faint
+# boxes are (`SECOND_GAP_CONF`), when the first pass boxed it too (`SEEN_BEFORE`): the closer look
+# alone also faintly boxes the table between two melds (tune10_x3 #72: four phantom 6s).
+# tune10_x3 #170 and #194 were read short of their closed kans.
+
+KAN_HAND = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z".split() + ["back", "5z", "5z", "back"]
+KAN_ROW = [(200.0 + 42 * k, 600.0, 240.0 + 42 * k, 655.0) for k in range(11)] + \
+          [(200.0 + 42 * k + 20, 600.0, 240.0 + 42 * k + 20, 655.0) for k in range(11, 15)]
+
+
+class CloserLookScores(CloserLookMisses):
+    """As `CloserLookMisses`, but the closer look scores the tiles in `faint` at `score`, and
+    `first_missed` are tiles the first look did not box at all."""
+
+    def __init__(self, boxes, faint, score, first_missed=()):
+        super().__init__(boxes, [])
+        self.faint, self.score, self.first_missed = set(faint), score, set(first_missed)
+
+    def detect(self, image, conf=None):
+        return [b for k, b in enumerate(super().detect(image, conf)) if k not in self.first_missed]
+
+    def detect_turned(self, image, frame):
+        boxes, scores = super().detect_turned(image, frame)
+        scores[list(self.faint)] = self.score
+        return boxes, scores
+
+
+def read_kan(faint, score, monkeypatch=None, second_gap_conf=None, first_missed=()):
+    if second_gap_conf is not None:
+        monkeypatch.setattr("vision.recognize.SECOND_GAP_CONF", second_gap_conf)
+    det = CloserLookScores(KAN_ROW, faint, score, first_missed)
+    reader = PhotoReader(detector=det, classifier=LabelledFaces(KAN_ROW, KAN_HAND))
+    return reader.read(np.zeros((900, 1200, 3), np.uint8))
+
+
+def test_a_faint_face_down_tile_of_the_closer_look_fills_its_gap(monkeypatch):
+    want = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z | x 5z 5z x"
+    assert read_kan([], 0.9).sequence == want
+    assert read_kan([11], 0.2).sequence == want  # the kan's first back, between 1z and 5z
+    assert read_kan([11], 0.2, monkeypatch, second_gap_conf=0.35).sequence != want  # what the rule saves
+
+
+def test_a_box_of_the_closer_look_under_second_gap_conf_is_not_taken():
+    from vision.recognize import SECOND_GAP_CONF
+    assert read_kan([11], SECOND_GAP_CONF / 2).sequence != "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z | x 5z 5z x"
+
+
+def test_a_faint_box_of_the_closer_look_alone_is_not_taken():
+    """The same faint back, but the first pass never boxed it: no corroboration, no tile."""
+    assert read_kan([11], 0.2, first_missed=[11]).sequence != "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z | x 5z 5z x"
+
+
+def test_a_faint_box_of_the_closer_look_read_as_a_face_is_not_taken():
+    """Both looks faintly box the table between the closed part and a pon (the gap is wider than
+    a tile), and its crop reads as a face: left unread and out of the row, so the hand stays."""
+    hand = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z".split() + ["5z", "5z", "5z"]
+    row = ROW[:11] + [(200.0 + 42 * k + 50, 600.0, 240.0 + 42 * k + 50, 655.0) for k in range(11, 14)]
+    gap = (ROW[10][2] + 5, 600.0, ROW[10][2] + 45, 655.0)  # the table between 1z and the pon
+    det = CloserLookScores(row + [gap], faint=[14], score=0.2)
+
+    def read_gap_as(label):
+        faces = LabelledFaces(row + [gap], hand + [label])
+        return PhotoReader(detector=det, classifier=faces).read(np.zeros((900, 1200, 3), np.uint8))
+
+    want = " ".join(hand)
+    assert PhotoReader(detector=CloserLookScores(row, [], 0.9), classifier=LabelledFaces(row, hand)) \
+        .read(np.zeros((900, 1200, 3), np.uint8)).sequence == want  # (the scene without the box)
+    reading = read_gap_as("6s")
+    assert reading.sequence == want
+    assert reading.tiles[14].label is None  # seen, not read
+    # read face down, the same box is kept and read (as a closed kan's back would be); here the
+    # reading step then leaves it out, as it does any faint back that makes no hand
+    assert read_gap_as("back").tiles[14].label == "back"

@@ -130,7 +130,9 @@ def test_a_level_hand_of_small_tiles_is_looked_at_again_closer():
 
 
 def test_the_second_detection_keeps_only_surer_boxes():
-    from vision.recognize import SECOND_CONF
+    """It asks for boxes down to SECOND_GAP_CONF: `recognize` takes those under SECOND_CONF only to
+    fill a gap with a face-down tile (tests/vision/test_gap_boxes.py)."""
+    from vision.recognize import SECOND_CONF, SECOND_GAP_CONF
 
     class Thresholded(Seen):
         def __init__(self, conf):
@@ -146,7 +148,7 @@ def test_the_second_detection_keeps_only_surer_boxes():
     for own in (0.25, 0.6):
         det = Thresholded(own)
         _redetect_turned(image, det, frame, region=(-100.0, -50.0, 100.0, 50.0))
-        assert det.asked == [max(own, SECOND_CONF)]  # never lower than the detector's own threshold
+        assert det.asked == [min(SECOND_GAP_CONF, max(own, SECOND_CONF))]
     plain = Seen()  # a detector without a threshold of its own is called as it is
     _redetect_turned(image, plain, frame, region=(-100.0, -50.0, 100.0, 50.0))
     assert len(plain.images) == 1
