@@ -722,6 +722,13 @@ def turned_view(image: np.ndarray, frame: Frame, max_side: int = 1600,
     return TurnedView(turned, scale, (side / 2 - x0, side / 2 - y0))
 
 
+def _second_floor(detector: Detector) -> float | None:
+    """The score a second detection's box needs to count as sure: the detector's own threshold, at
+    least SECOND_CONF (None: a detector without a threshold of its own, whose boxes all count)."""
+    floor = getattr(detector, "conf", None)
+    return None if floor is None else max(floor, SECOND_CONF)
+
+
 def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
                      max_side: int = 1600, region: Sequence[float] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Detect again on a copy turned into the frame (`turned_view`): boxes come back tight, in
@@ -731,8 +738,8 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     view = turned_view(image, frame, max_side, region)
     if view is None:
         return np.zeros((0, 4)), np.zeros(0)
-    floor = getattr(detector, "conf", None)  # (a detector with a score threshold of its own)
-    kw: dict[str, float] = {} if floor is None else {"conf": min(SECOND_GAP_CONF, max(floor, SECOND_CONF))}
+    floor = _second_floor(detector)
+    kw: dict[str, float] = {} if floor is None else {"conf": min(SECOND_GAP_CONF, floor)}
     own, side = getattr(detector, "imgsz", None), max(view.image.shape[:2])
     if region is not None and own and side > own and SECOND_MAX_IMGSZ > own:  # (the hand's cut, by a detector with an input size)
         kw["imgsz"] = int(min(SECOND_MAX_IMGSZ, -(-side // STRIDE) * STRIDE))
@@ -1149,8 +1156,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         fb, sc = turned(image, frame) if turned else _redetect_turned(image, again, frame,
                                                                       region=hand_region(frame_boxes[list(row.indices)]))
         timings["redetect_ms"] = (time.perf_counter() - t) * 1000
-        floor = getattr(again, "conf", None)  # (as in _redetect_turned)
-        sure = sc >= (-np.inf if floor is None else max(floor, SECOND_CONF))
+        floor = _second_floor(again)
+        sure = sc >= (-np.inf if floor is None else floor)
         faint = ~sure & (sc >= SECOND_GAP_CONF)
         second_faint = (fb[faint], sc[faint]) if sure.any() else None
         fb, sc = fb[sure], sc[sure]
@@ -1231,6 +1238,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     timings["geometry_ms"] = (time.perf_counter() - t1) * 1000 - timings.get("redetect_ms", 0.0)
 
     t2 = time.perf_counter()
+    pos = {int(k): n for n, k in enumerate(todo)}  # tile → its row in probs
     # An upright tile of a nearly level photo was already cut out the same way by the first pass.
     level = not redetected and abs(((frame.angle + 180) % 360) - 180) < 4.0
     reuse = {int(k) for k in todo if level and not sideways[k] and int(k) in first_pass}
@@ -1249,9 +1257,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     other_way: dict[int, np.ndarray] = {}  # tile → classes read from the crop turned the other way
     if len(twice):  # keep, for each ambiguous tile, the way that reads more surely
         n = len(todo)
-        at = {int(k): j for j, k in enumerate(todo)}
         for j, k in enumerate(twice):
-            a, b = at[int(k)], n + j
+            a, b = pos[int(k)], n + j
             if stack_base[k]:
                 other_way[int(k)] = probs[b].copy()
                 continue
@@ -1267,8 +1274,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     timings["classify_ms"] = (time.perf_counter() - t2) * 1000
     # a faint box of the second detection stays only when it reads face down: the table between
     # two melds, boxed faintly, reads as a face; such a box is left unread and out of the row
-    at = {int(k): j for j, k in enumerate(todo)}
-    not_back = {k for k in second_added if k not in at or TILE_CLASSES[int(np.argmax(probs[at[k]]))] != BACK}
+    not_back = {k for k in second_added if k not in pos or TILE_CLASSES[int(np.argmax(probs[pos[k]]))] != BACK}
     row_idx = tuple(i for i in row_idx if i not in not_back)
 
     # Which side is the owner's: the faces of the row the layout will take for the hand vote
@@ -1276,7 +1282,6 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     # photo was turned for: in a photo from above, discards and a wall can line up longer than
     # the hand), and when another row could be the hand too, whether its own faces say the other
     # side is kept: the reader reads the photo turned around when the first reading makes no hand.
-    pos = {int(k): n for n, k in enumerate(todo)}
     hand_rows = _hand_like_rows(row_idx, [r.indices for r in frame_rows], frame_boxes,
                                 {k: TILE_CLASSES[int(np.argmax(probs[n]))] for k, n in pos.items()})
     if row_rank:  # (another row is read because the likeliest made no hand: its own faces vote)
