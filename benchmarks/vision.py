@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from vision.io import load_image  # noqa: E402
-from vision.pipeline import PhotoReader  # noqa: E402
+from vision.pipeline import MODELS_DIR, PhotoReader  # noqa: E402
 from vision.sequence import align, compare, flatten, parse_sequence  # noqa: E402
 
 HONOURS = {"tou": "1z", "nan": "2z", "sha": "3z", "pe": "4z", "haku": "5z", "hatsu": "6z", "chun": "7z"}
@@ -155,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
             "median_ms": round(statistics.median(r["other_ms"] for r in rows), 1),
             "median_ms_12mp": round(big_other_ms, 1)},
         "ratios_vs_mahjong_detector": None if other is None else ratios(totals, rows, big_ours_ms, big_other_ms),
+        "onnx_mb": round(sum(f.stat().st_size for f in Path(args.models or MODELS_DIR).glob("*.onnx")) / 1e6, 1),
         "decode_ms_median": round(statistics.median(r["decode_ms"] for r in rows), 1),
         "decode_ms_12mp_jpeg": round(big_decode_ms, 1),
         "per_photo": rows,
@@ -169,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tsumo: tile accuracy {t['tile_accuracy']:.1%} (plain {t['tile_accuracy_plain']:.1%}), exact {t['exact']:.0%}, "
           f"median {t['median_ms']} ms, 12 MP {t['median_ms_12mp']} ms (+ decode {summary['decode_ms_12mp_jpeg']} ms; "
           f"read {'exactly' if big_exact else 'not exactly: ' + big_reading.sequence})")
+    print(f"tsumo: ONNX files {summary['onnx_mb']} MB in all (target <= 20 MB)")
     if other:
         o = summary["mahjong_detector"]
         print(f"mahjong-detector: tile accuracy {o['tile_accuracy']:.1%} (plain {o['tile_accuracy_plain']:.1%}), "

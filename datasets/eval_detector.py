@@ -362,6 +362,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--closer", type=Path, default=None, metavar="DETECTOR.onnx",
                     help="with --reader / --real-dev-read: this detector takes the reader's second, closer look "
                          "(vision.pipeline.CLOSER_FILE) and --model the photo's first detection")
+    ap.add_argument("--alt", type=Path, default=None, metavar="DETECTOR.onnx",
+                    help="with --real-dev-read: this second detector reads the photos still unsure after the "
+                         "first's looks (vision.pipeline.ALT_FILE), as the product does when it is shipped")
     ap.add_argument("--draw-misses", type=Path, default=None, metavar="DIR",
                     help="write a PNG of every rendered photo with a missed hand tile (look before choosing data)")
     args = ap.parse_args(argv)
@@ -388,6 +391,13 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         closer = TileDetector(args.closer, threads=args.threads)
         report["closer"] = str(args.closer)
+    alt = None
+    if args.alt:
+        if not args.alt.is_file():
+            print(f"eval_detector: second detector not found: {args.alt}", file=sys.stderr)
+            return 2
+        alt = TileDetector(args.alt, threads=args.threads)
+        report["alt"] = str(args.alt)
     if args.reader:
         if not args.reader.is_file():
             print(f"eval_detector: classifier not found: {args.reader}", file=sys.stderr)
@@ -439,7 +449,7 @@ def main(argv: list[str] | None = None) -> int:
         from vision.pipeline import PhotoReader
 
         widths = [None if w.strip() == "own" else int(w) for w in args.read_widths.split(",") if w.strip()]
-        reader = PhotoReader(detector=net, classifier=TileClassifier(args.real_dev_read, args.threads), closer=closer)
+        reader = PhotoReader(detector=net, classifier=TileClassifier(args.real_dev_read, args.threads), closer=closer, alt=alt)
         report["real_dev_read"] = read_at_widths(reader, real_dev_sequences(real_data.REAL_DEV), widths)
         print(f"real-dev read exactly: {report['real_dev_read']['exact']} of {report['real_dev_read']['photos']}",
               file=sys.stderr)

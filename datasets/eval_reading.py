@@ -46,7 +46,7 @@ if str(REPO) not in sys.path:
 
 from miss_causes import CAUSES, TILE_COUNTS, first_cause, hand_tile_states, tile_counts  # noqa: E402
 from vision.io import load_image  # noqa: E402
-from vision.pipeline import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
+from vision.pipeline import ALT_FILE, CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
 
 
 def load_set(folder: Path, limit: int | None = None) -> list[dict]:
@@ -163,18 +163,34 @@ def _existing_parent(path: Path) -> Path:
     return path
 
 
+def _split_spec(spec: Path) -> tuple[list[Path], Path | None]:
+    """`--pair`'s DETECTOR as ([FIRST] or [FIRST, CLOSER], ALT or None)."""
+    main, _, alt = str(spec).partition(",")
+    return [Path(p) for p in main.split("+")], Path(alt) if alt else None
+
+
 def detector_files(spec: Path) -> list[Path]:
     """`--pair`'s DETECTOR: one ONNX file, or FIRST+CLOSER (the second a detector for the reader's
-    closer look around the hand only; see `vision.pipeline.CLOSER_FILE`)."""
-    return [Path(p) for p in str(spec).split("+")]
+    closer look around the hand only; see `vision.pipeline.CLOSER_FILE`); either followed by ,ALT
+    (a second detector for the extra looks at unsure photos; see `vision.pipeline.ALT_FILE`)."""
+    main, alt = _split_spec(spec)
+    return main + ([alt] if alt else [])
 
 
 def _detectors(spec: Path, threads: int) -> dict:
-    """PhotoReader's `detector` and `closer` (None unless DETECTOR is FIRST+CLOSER) for `--pair`'s DETECTOR."""
+    """PhotoReader's `detector`, `closer` and `alt` (None unless given) for `--pair`'s DETECTOR."""
     from vision.detect import TileDetector
 
-    first, *closer = (TileDetector(p, threads) for p in detector_files(spec))
-    return {"detector": first, "closer": closer[0] if closer else None}
+    main, alt = _split_spec(spec)
+    first, *closer = (TileDetector(p, threads) for p in main)
+    return {"detector": first, "closer": closer[0] if closer else None,
+            "alt": TileDetector(alt, threads) if alt else None}
+
+
+def shipped_detector() -> Path:
+    """The DETECTOR the product reads with: the shipped detector, with its second one when shipped."""
+    alt = MODELS_DIR / ALT_FILE
+    return Path(f"{MODELS_DIR / DETECTOR_FILE},{alt}") if alt.is_file() else MODELS_DIR / DETECTOR_FILE
 
 
 def _digest(arrays) -> str:
@@ -281,8 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="eval_reading", description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", type=Path, nargs="+", help="rendered set folders (labels.jsonl)")
     ap.add_argument("--pair", type=Path, nargs=2, action="append", metavar=("DETECTOR", "CLASSIFIER"),
-                    help="ONNX files to read with (repeat to compare; default: the shipped pair); DETECTOR may be "
-                         "FIRST+CLOSER: a second detector for the closer look around the hand")
+                    help="ONNX files to read with (repeat to compare; default: the shipped models); DETECTOR may be "
+                         "FIRST+CLOSER: a second detector for the closer look around the hand; and end in ,ALT: "
+                         "a second detector for the extra looks at unsure photos")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--limit", type=int, default=None, help="first N photos of each set")
     ap.add_argument("--json", type=Path, default=None, help="write every figure and each photo's reading here")
@@ -292,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sweep", default=None, metavar="vision.MODULE.NAME=V1,V2,...",
                     help="read with each value of one reading-code constant instead (first pair; model outputs cached)")
     args = ap.parse_args(argv)
-    pairs = [tuple(p) for p in (args.pair or [(MODELS_DIR / DETECTOR_FILE, MODELS_DIR / CLASSIFIER_FILE)])]
+    pairs = [tuple(p) for p in (args.pair or [(shipped_detector(), MODELS_DIR / CLASSIFIER_FILE)])]
     for path in (p for det, cls in pairs for p in [*detector_files(det), cls]):
         if not path.is_file():
             ap.error(f"model file not found: {path}")

@@ -49,6 +49,17 @@ SECOND_LOOKS: tuple[tuple[str, dict], ...] = (
     ("a 768-px detector input", {"imgsz": 768}),
 )
 LOOK_MARGIN = 0.5
+# Optional: a second detector, a fine-tune of the first (models/tile_detector_alt.md), whose boxes
+# differ from the first's on the photos the first reads unsurely. After SECOND_LOOKS, a photo still
+# unsure is read with it in these ways, by the same rule. Session 27, one run of each combination
+# on the tune sets (tune10_x3 / tune9_x3 / tune9, shipped reader 251 / 165 / 306): plain alone
+# 252 / 166 / 308; plain, then box voting 254 / 167 / 308; + a 576-px input 254 / 167 / 309; all four
+# of SECOND_LOOKS' ways 254 / 166 / 309 (one photo lost in each 1x set); none lost otherwise.
+ALT_FILE = "tile_detector_alt.onnx"
+ALT_LOOKS: tuple[tuple[str, dict], ...] = (
+    ("a second detector", {}),
+    ("a second detector with box voting", {"vote": 0.75}),
+)
 
 
 @dataclass(frozen=True)
@@ -66,10 +77,11 @@ class PhotoReader:
 
     def __init__(self, models_dir: Path | None = None, threads: int = 2, *,
                  detector: Detector | None = None, classifier: Classifier | None = None,
-                 classify_all: bool = False, closer: Detector | None = None,
+                 classify_all: bool = False, closer: Detector | None = None, alt: Detector | None = None,
                  looks: Sequence[Look] | None = None):
         """`looks`: the ways to read an unsure photo again; by default SECOND_LOOKS, made from
-        `detector` (and `closer`) when it offers `variant` (`TileDetector` does), else none."""
+        `detector` (and `closer`) when it offers `variant` (`TileDetector` does), else none, then
+        ALT_LOOKS made from `alt` (loaded from `models_dir` with the detector, when the file is there)."""
         models_dir = Path(models_dir) if models_dir else MODELS_DIR
         if detector is None:
             from vision.detect import TileDetector
@@ -77,6 +89,8 @@ class PhotoReader:
             detector = TileDetector(_model(models_dir, DETECTOR_FILE), threads)
             if closer is None and (models_dir / CLOSER_FILE).is_file():
                 closer = TileDetector(models_dir / CLOSER_FILE, threads)
+            if alt is None and (models_dir / ALT_FILE).is_file():
+                alt = TileDetector(models_dir / ALT_FILE, threads)
         if classifier is None:
             from vision.classify import TileClassifier
 
@@ -85,10 +99,14 @@ class PhotoReader:
         self.closer = closer
         self.classifier = classifier
         self.classify_all = classify_all
+        self.alt = alt
         if looks is None:
             looks = [Look(name, detector.variant(**changes),
                           closer.variant(**changes) if hasattr(closer, "variant") else closer)
                      for name, changes in SECOND_LOOKS] if hasattr(detector, "variant") else []
+            if alt is not None:  # (the second detector takes its own closer look: a closer model pairs with the first)
+                looks += [Look(name, alt.variant(**changes) if changes else alt) for name, changes in ALT_LOOKS
+                          if not changes or hasattr(alt, "variant")]
         self.looks = list(looks)
 
     def read(self, image: np.ndarray, *, players: int = 4) -> Reading:

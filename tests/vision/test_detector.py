@@ -327,6 +327,15 @@ def test_train_and_eval_commands_check_their_input(tmp_path):
     assert out.returncode == 2 and "no such file" in out.stderr
 
 
+def test_eval_detector_refuses_a_missing_second_detector(tmp_path, capsys):
+    import eval_detector
+
+    code = eval_detector.main(["--model", str(REPO / "models" / "tile_detector.onnx"), "--alt", str(tmp_path / "no.onnx"),
+                               "--real-dev-read", str(REPO / "models" / "tile_classifier.onnx")])
+    err = capsys.readouterr().err
+    assert code == 2 and "second detector not found" in err and "no.onnx" in err
+
+
 def test_epoch_checkpoints_are_listed_in_epoch_order(tmp_path):
     """train_detector --save-period keeps ultralytics' epoch{N}.pt (N from 0) as eN+1.pt: numeric order,
     not the names' (epoch10 after epoch2), and nothing but epoch files."""

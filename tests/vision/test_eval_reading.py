@@ -97,6 +97,25 @@ def test_a_closer_look_detector_can_be_named_after_a_plus(rendered, tmp_path, ca
     assert err.value.code == 2 and "no.onnx" in capsys.readouterr().err
 
 
+def test_a_second_detector_is_named_after_a_comma_and_read_by_default(rendered, tmp_path, capsys):
+    """FIRST[+CLOSER],ALT: the reader gets `alt` (its extra looks at unsure photos); with no --pair the
+    product's models are read, the shipped second detector with them."""
+    from vision.pipeline import ALT_FILE
+
+    alt = MODELS_DIR / ALT_FILE
+    spec = type(SHIPPED[0])(f"{SHIPPED[0]}+{SHIPPED[0]},{alt}")
+    assert eval_reading.detector_files(spec) == [SHIPPED[0], SHIPPED[0], alt]
+    made = eval_reading._detectors(spec, 1)
+    assert made["closer"] is not None and made["alt"].session is not made["detector"].session
+    assert eval_reading._detectors(SHIPPED[0], 1)["alt"] is None
+    assert eval_reading.shipped_detector() == type(SHIPPED[0])(f"{SHIPPED[0]},{alt}")
+    result = eval_reading.evaluate([rendered], [(eval_reading.shipped_detector(), SHIPPED[1])], limit=1)
+    assert result["pairs"][0]["detector"].endswith(f",{alt}")
+    with pytest.raises(SystemExit) as err:
+        eval_reading.main([str(rendered), "--pair", f"{SHIPPED[0]},{tmp_path / 'no.onnx'}", str(SHIPPED[1])])
+    assert err.value.code == 2 and "no.onnx" in capsys.readouterr().err
+
+
 def test_the_reader_takes_a_closer_look_model_when_the_models_folder_has_one(tmp_path):
     from vision.pipeline import CLOSER_FILE, PhotoReader
 

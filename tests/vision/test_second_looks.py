@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from vision.detect import DEFAULT_PATH, TileDetector
-from vision.pipeline import LOOK_MARGIN, SECOND_LOOKS, Look, PhotoReader
+from vision.pipeline import ALT_FILE, ALT_LOOKS, CLASSIFIER_FILE, DETECTOR_FILE, LOOK_MARGIN, MODELS_DIR, SECOND_LOOKS, Look, PhotoReader
 from vision.reading import Reading
 
 from .fakes import LabelledFaces
@@ -95,6 +95,58 @@ def test_default_looks_are_the_detectors_variants():
     assert made == [changes for _, changes in SECOND_LOOKS for _ in range(2)]
     assert all(isinstance(look.closer, Boxes) for look in reader.looks)
     assert PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND)).looks == []
+
+
+def test_a_second_detector_looks_after_the_first_detectors_own_looks():
+    """ALT_LOOKS come last, made from `alt` (its own closer look: `closer` pairs with the first)."""
+    made = []
+
+    class WithVariants(Boxes):
+        def variant(self, **changes):
+            made.append(changes)
+            return Boxes(self.boxes)
+
+    alt = WithVariants(BOXES)
+    reader = PhotoReader(detector=WithVariants(BOXES), classifier=LabelledFaces(BOXES, HAND),
+                         closer=WithVariants(BOXES), alt=alt)
+    assert [look.name for look in reader.looks] == [n for n, _ in SECOND_LOOKS] + [n for n, _ in ALT_LOOKS]
+    alt_looks = reader.looks[len(SECOND_LOOKS):]
+    assert all(look.closer is None for look in alt_looks)
+    assert made[2 * len(SECOND_LOOKS):] == [changes for _, changes in ALT_LOOKS if changes]
+    assert [look.detector is alt for look in alt_looks] == [not changes for _, changes in ALT_LOOKS]
+
+
+def test_the_second_detector_reads_a_photo_the_first_cannot():
+    """The first detector and its looks miss two tiles; the second detector finds them."""
+    first, alt = Boxes(BOXES[:5] + BOXES[7:]), Boxes(BOXES)
+    reader = PhotoReader(detector=first, classifier=LabelledFaces(BOXES, HAND), alt=alt)
+    reading = reader.read(IMAGE)
+    assert reading.sequence == " ".join(HAND[:13]) + " | 2z" and reading.cost == 0
+    assert f"read unsurely at first; read surer with {ALT_LOOKS[0][0]}" in reading.notes
+    assert alt.calls >= 1
+    # a photo the first reads surely never reaches it
+    alt.calls = 0
+    assert PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND), alt=alt).read(IMAGE).sure
+    assert alt.calls == 0
+
+
+def test_the_reader_takes_the_second_detector_when_the_models_folder_has_one(tmp_path):
+    for name in (DETECTOR_FILE, CLASSIFIER_FILE):
+        (tmp_path / name).symlink_to(MODELS_DIR / name)
+    assert PhotoReader(tmp_path, threads=1).alt is None
+    assert [look.name for look in PhotoReader(tmp_path, threads=1).looks] == [n for n, _ in SECOND_LOOKS]
+    (tmp_path / ALT_FILE).symlink_to(MODELS_DIR / DETECTOR_FILE)
+    reader = PhotoReader(tmp_path, threads=1)
+    assert isinstance(reader.alt, TileDetector) and reader.alt is not reader.detector
+    assert [look.name for look in reader.looks][len(SECOND_LOOKS):] == [n for n, _ in ALT_LOOKS]
+    assert all(look.detector.session is reader.alt.session for look in reader.looks[len(SECOND_LOOKS):])
+
+
+def test_the_product_ships_its_second_detector():
+    """models/ holds the second detector and its card; the product's reader loads it."""
+    assert (MODELS_DIR / ALT_FILE).is_file() and (MODELS_DIR / ALT_FILE).with_suffix(".md").is_file()
+    reader = PhotoReader(threads=1)
+    assert reader.alt is not None and reader.alt.session is not reader.detector.session
 
 
 def test_tile_detector_variant_shares_the_model():
