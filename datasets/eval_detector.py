@@ -384,20 +384,16 @@ def main(argv: list[str] | None = None) -> int:
                     "iou_match": args.iou, "parts": str(detector.parts),
                     "vote": detector.vote, "flip": detector.flip,
                     "flip_adds": detector.flip_adds}
-    closer = None
-    if args.closer:
-        if not args.closer.is_file():
-            print(f"eval_detector: closer model not found: {args.closer}", file=sys.stderr)
+    extra: dict[str, TileDetector | None] = {}  # the optional detectors of the reader
+    for key, what in (("closer", "closer model"), ("alt", "second detector")):
+        path = getattr(args, key)
+        if path and not path.is_file():
+            print(f"eval_detector: {what} not found: {path}", file=sys.stderr)
             return 2
-        closer = TileDetector(args.closer, threads=args.threads)
-        report["closer"] = str(args.closer)
-    alt = None
-    if args.alt:
-        if not args.alt.is_file():
-            print(f"eval_detector: second detector not found: {args.alt}", file=sys.stderr)
-            return 2
-        alt = TileDetector(args.alt, threads=args.threads)
-        report["alt"] = str(args.alt)
+        extra[key] = TileDetector(path, threads=args.threads) if path else None
+        if path:
+            report[key] = str(path)
+    closer, alt = extra["closer"], extra["alt"]
     if args.reader:
         if not args.reader.is_file():
             print(f"eval_detector: classifier not found: {args.reader}", file=sys.stderr)

@@ -34,6 +34,18 @@ class Boxes:
         return [SimpleNamespace(x1=b[0], y1=b[1], x2=b[2], y2=b[3], score=0.9) for b in self.boxes]
 
 
+class WithVariants(Boxes):
+    """A detector whose variants (`TileDetector.variant`) are plain `Boxes`, noting the changes asked for."""
+
+    def __init__(self, boxes, made: list):
+        super().__init__(boxes)
+        self.made = made
+
+    def variant(self, **changes):
+        self.made.append(changes)
+        return Boxes(self.boxes)
+
+
 def _reader(first, *looks):
     return PhotoReader(detector=first, classifier=LabelledFaces(BOXES, HAND),
                        looks=[Look(f"look {n}", d) for n, d in enumerate(looks, 1)])
@@ -81,15 +93,9 @@ def test_the_looks_stop_once_a_reading_is_sure():
 
 
 def test_default_looks_are_the_detectors_variants():
-    made = []
-
-    class WithVariants(Boxes):
-        def variant(self, **changes):
-            made.append(changes)
-            return Boxes(self.boxes)
-
-    reader = PhotoReader(detector=WithVariants(BOXES), classifier=LabelledFaces(BOXES, HAND),
-                         closer=WithVariants(BOXES))
+    made: list = []
+    reader = PhotoReader(detector=WithVariants(BOXES, made), classifier=LabelledFaces(BOXES, HAND),
+                         closer=WithVariants(BOXES, made))
     assert [look.name for look in reader.looks] == [name for name, _ in SECOND_LOOKS]
     # the detector's and the closer look's, each with the same changes
     assert made == [changes for _, changes in SECOND_LOOKS for _ in range(2)]
@@ -99,16 +105,10 @@ def test_default_looks_are_the_detectors_variants():
 
 def test_a_second_detector_looks_after_the_first_detectors_own_looks():
     """ALT_LOOKS come last, made from `alt` (its own closer look: `closer` pairs with the first)."""
-    made = []
-
-    class WithVariants(Boxes):
-        def variant(self, **changes):
-            made.append(changes)
-            return Boxes(self.boxes)
-
-    alt = WithVariants(BOXES)
-    reader = PhotoReader(detector=WithVariants(BOXES), classifier=LabelledFaces(BOXES, HAND),
-                         closer=WithVariants(BOXES), alt=alt)
+    made: list = []
+    alt = WithVariants(BOXES, made)
+    reader = PhotoReader(detector=WithVariants(BOXES, made), classifier=LabelledFaces(BOXES, HAND),
+                         closer=WithVariants(BOXES, made), alt=alt)
     assert [look.name for look in reader.looks] == [n for n, _ in SECOND_LOOKS] + [n for n, _ in ALT_LOOKS]
     alt_looks = reader.looks[len(SECOND_LOOKS):]
     assert all(look.closer is None for look in alt_looks)
