@@ -384,16 +384,13 @@ def main(argv: list[str] | None = None) -> int:
                     "iou_match": args.iou, "parts": str(detector.parts),
                     "vote": detector.vote, "flip": detector.flip,
                     "flip_adds": detector.flip_adds}
-    extra: dict[str, TileDetector | None] = {}  # the optional detectors of the reader
-    for key, what in (("closer", "closer model"), ("alt", "second detector")):
-        path = getattr(args, key)
+    for path, what in ((args.closer, "closer model"), (args.alt, "second detector")):  # the reader's optional detectors
         if path and not path.is_file():
             print(f"eval_detector: {what} not found: {path}", file=sys.stderr)
             return 2
-        extra[key] = TileDetector(path, threads=args.threads) if path else None
-        if path:
-            report[key] = str(path)
-    closer, alt = extra["closer"], extra["alt"]
+    closer = TileDetector(args.closer, threads=args.threads) if args.closer else None
+    alt = TileDetector(args.alt, threads=args.threads) if args.alt else None
+    report.update({key: str(path) for key, path in (("closer", args.closer), ("alt", args.alt)) if path})
     if args.reader:
         if not args.reader.is_file():
             print(f"eval_detector: classifier not found: {args.reader}", file=sys.stderr)

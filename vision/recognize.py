@@ -360,6 +360,11 @@ class Frame:
             w, h = np.maximum(w, floor), np.maximum(h, floor)
         return np.stack([c[:, 0] - w / 2, c[:, 1] - h / 2, c[:, 0] + w / 2, c[:, 1] + h / 2], 1)
 
+    def boxes_to_photo(self, boxes: np.ndarray) -> np.ndarray:
+        """Frame boxes → the axis-aligned photo boxes around them (N×4; see `frame_box_to_photo_box`)."""
+        return np.array([frame_box_to_photo_box(self, b) for b in np.asarray(boxes, float).reshape(-1, 4)],
+                        float).reshape(-1, 4)
+
     def turned(self, degrees: float) -> "Frame":
         return Frame((self.angle + degrees) % 360.0, self.centre)
 
@@ -1165,7 +1170,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             redetected = True
             old_centres = (photo_boxes[:, :2] + photo_boxes[:, 2:]) / 2
             frame_boxes, scores = fb, sc
-            photo_boxes = np.array([frame_box_to_photo_box(frame, b) for b in frame_boxes]).reshape(-1, 4)
+            photo_boxes = frame.boxes_to_photo(frame_boxes)
             new_centres = (photo_boxes[:, :2] + photo_boxes[:, 2:]) / 2
             nearest = np.argmin(np.linalg.norm(new_centres[:, None] - old_centres[None], axis=2), axis=1)
             p_back = p_back[nearest]
@@ -1209,10 +1214,9 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         gaps = _gap_boxes(frame_boxes, row_idx, faint_frame, faint_scores)
         if gaps:
             second_added = set(range(len(frame_boxes), len(frame_boxes) + len(gaps)))
-            faint_photo = np.array([frame_box_to_photo_box(frame, b) for b in faint_frame[gaps]]).reshape(-1, 4)
             frame_boxes, photo_boxes, scores, p_back, row_idx = _grown(
                 (frame_boxes, photo_boxes, scores, p_back, row_idx),
-                faint_frame[gaps], faint_photo, faint_scores[gaps], np.zeros(len(gaps)))
+                faint_frame[gaps], frame.boxes_to_photo(faint_frame[gaps]), faint_scores[gaps], np.zeros(len(gaps)))
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
     band = _near_row(frame_boxes, row_idx, 2.2, along=True)  # (the row's own, a kan's stacked tile, the drawn tile)
