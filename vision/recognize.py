@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from vision.boxes import box_areas, intersections
-from vision.classes import BACK, HALF_TURN_SYMMETRIC, SUITS, TILE_CLASSES, plain
+from vision.classes import BACK, CLASS_INDEX, HALF_TURN_SYMMETRIC, SUITS, TILE_CLASSES, plain
 from vision.detect import STRIDE, PartRule, drop_parts
 
 BoxT = tuple[float, float, float, float]
@@ -841,6 +841,53 @@ def _seen_before(faint: tuple[np.ndarray, np.ndarray], frame: Frame, survey: Sur
     return boxes[keep], scores[keep]
 
 
+# After a second detection, its faint boxes (SECOND_GAP_CONF up to its floor) may also be an added
+# kan's stacked tile: on a tile of the row, where `_stack_bases` looks. A closer look scores that tile low when it lies on its base seen nearly end on (the
+# close-framed renders, session 28: the stacked tile is the kind the detector boxes least). Such a
+# box is taken only when it and its base, both cut lying, read as one face (`recognize`), so the
+# table or a wall behind a meld is not taken for it; at most MAX_STACK_FAINT of them.
+STACK_FAINT = True
+MAX_STACK_FAINT = 2
+
+
+def _stacked_faint(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray,
+                   faint_scores: np.ndarray) -> list[tuple[int, int]]:
+    """(faint box, its base) pairs: a faint box (frame units) lying on or under a row tile as
+    `_stack_bases` pairs a stacked tile with its base, overlapping no row box by much and hardly any
+    box off the row (another stacked tile found already).
+    Surest first, one per base. (Any row tile: before its crop is read, a sideways tile's shape
+    often says upright.)"""
+    if len(row) < 3 or not len(faint):
+        return []
+    taken = [b for k, b in enumerate(frame_boxes) if k not in set(row)]  # (boxes off the row: a found stacked tile)
+
+    def lies_on(boxes: np.ndarray, base: int, reach: float) -> np.ndarray:
+        fb = frame_boxes[base]
+        h = fb[3] - fb[1]
+        ov = np.minimum(boxes[:, 2], fb[2]) - np.maximum(boxes[:, 0], fb[0])
+        dy = np.abs((boxes[:, 1] + boxes[:, 3]) / 2 - (fb[1] + fb[3]) / 2)
+        return (ov > 0.4 * np.minimum(boxes[:, 2] - boxes[:, 0], fb[2] - fb[0])) & (dy >= 0.3 * h) & (dy <= reach * h)
+
+    # (not a base a found box already lies on, within a tile's height: its stacked tile is found)
+    bases = [int(b) for b in row if not lies_on(frame_boxes, int(b), 1.2).any()]
+    out: list[tuple[int, int]] = []
+    for j in np.argsort(-faint_scores):
+        b = faint[j]
+        area = (b[2] - b[0]) * (b[3] - b[1])
+        if (intersections(b, frame_boxes[list(row)]).max(initial=0.0) > 0.45 * area
+                or intersections(b, np.array(taken).reshape(-1, 4)).max(initial=0.0) > 0.2 * area):
+            continue
+        # (on the row tile it overlaps most along the row, as `vision.layout` pairs a stacked tile)
+        ov = np.minimum(b[2], frame_boxes[list(row), 2]) - np.maximum(b[0], frame_boxes[list(row), 0])
+        base = int(list(row)[int(np.argmax(ov))])
+        if base in bases and lies_on(faint[j:j + 1], base, 1.8)[0]:
+            out.append((int(j), base))
+            bases.remove(base)
+            taken.append(b)
+    # (a hand has few added kans: faint boxes over many row tiles are their tops, or a wall behind)
+    return out if len(out) <= MAX_STACK_FAINT else []
+
+
 def _tile_sized(boxes: np.ndarray, row_boxes: np.ndarray) -> np.ndarray:
     """Boxes (frame units) as large as the row's tiles, around their own centres: a photo-axis
     box turned into a turned frame is the box around a turned box, larger than the tile."""
@@ -1217,6 +1264,21 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             frame_boxes, photo_boxes, scores, p_back, row_idx = _grown(
                 (frame_boxes, photo_boxes, scores, p_back, row_idx),
                 faint_frame[gaps], frame.boxes_to_photo(faint_frame[gaps]), faint_scores[gaps], np.zeros(len(gaps)))
+    # and a faint box lying on a row tile as an added kan's stacked tile, when both, cut lying,
+    # read as one face (a discard behind a meld, the table, a tile's own top do not)
+    stack_added: list[int] = []
+    if second_faint is not None and STACK_FAINT:
+        pairs = _stacked_faint(frame_boxes, row_idx, *second_faint)
+        if pairs:
+            j, bases = np.array([p[0] for p in pairs]), [p[1] for p in pairs]
+            boxes = np.vstack([second_faint[0][j], frame_boxes[bases]])
+            read = np.argmax(_classify(classifier, image, frame, boxes, np.ones(len(boxes), bool))[0], axis=1)
+            j = j[(read[:len(j)] == read[len(j):]) & (read[:len(j)] != CLASS_INDEX[BACK])]
+            if len(j):
+                stack_added = list(range(len(frame_boxes), len(frame_boxes) + len(j)))
+                *grown, _ = _grown((frame_boxes, photo_boxes, scores, p_back, row_idx), second_faint[0][j],
+                                   frame.boxes_to_photo(second_faint[0][j]), second_faint[1][j], np.zeros(len(j)))
+                frame_boxes, photo_boxes, scores, p_back = grown
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
     band = _near_row(frame_boxes, row_idx, 2.2, along=True)  # (the row's own, a kan's stacked tile, the drawn tile)
@@ -1227,6 +1289,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             wanted |= _near_row(frame_boxes, runner.indices, 1.5)  # (its kans' stacked tiles, its drawn tile)
             band[list(runner.indices)] = True
     wanted &= ~_loose_parts(frame_boxes, scores, row_idx)
+    wanted[stack_added] = True
     todo = np.nonzero(wanted)[0]
     # the row's end tiles are read both ways whatever their shape: the last one is often the
     # winning tile turned sideways with a box like a standing end tile's
@@ -1278,8 +1341,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     timings["classify_ms"] = (time.perf_counter() - t2) * 1000
     # a faint box of the second detection stays only when it reads face down: the table between
     # two melds, boxed faintly, reads as a face; such a box is left unread and out of the row
-    not_back = {k for k in second_added if k not in pos or TILE_CLASSES[int(np.argmax(probs[pos[k]]))] != BACK}
-    row_idx = tuple(i for i in row_idx if i not in not_back)
+    unread = {k for k in second_added if k not in pos or TILE_CLASSES[int(np.argmax(probs[pos[k]]))] != BACK}
+    row_idx = tuple(i for i in row_idx if i not in unread)
 
     # Which side is the owner's: the faces of the row the layout will take for the hand vote
     # (with face-down tiles counting little, another level row can be likelier than the one the
@@ -1303,7 +1366,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         n = pos.get(k)
         pbox = tuple(float(v) for v in photo_boxes[k])
         fbox = tuple(float(v) for v in frame_boxes[k])
-        if n is None or k in not_back:
+        if n is None or k in unread:
             tiles.append(TileDetection(pbox, fbox, None, 270 if sideways[k] else 0, 0.0, (), float(scores[k])))
             continue
         cands = _top_candidates(probs[n])

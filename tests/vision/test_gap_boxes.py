@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from vision.pipeline import PhotoReader
-from vision.recognize import GAP_CONF, _gap_boxes
+from vision.recognize import GAP_CONF, _gap_boxes, _stacked_faint
 
 from .fakes import LabelledFaces
 
@@ -240,3 +240,65 @@ def test_a_faint_box_of_the_closer_look_read_as_a_face_is_not_taken():
     # read face down, the same box is kept and read (as a closed kan's back would be); here the
     # reading step then leaves it out, as it does any faint back that makes no hand
     assert read_gap_as("back").tiles[14].label == "back"
+
+
+# An added kan's stacked tile the second, closer look scores under its floor (the close-framed
+# tune renders, session 28: the stacked tile is the kind the detector boxes least, and a kan read
+# as a pon is a hand read wrong and sure). A faint box lying on a row tile where a stacked tile
+# lies is taken (`STACK_FAINT`) when it and its base, both cut lying, read as one face.
+
+KAKAN = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z | 5z- 5z= 5z 5z"
+
+
+def kakan_scene():
+    """Photo boxes and labels of KAKAN laid out as `scene_from_sequence` lays a hand (frame units,
+    tile height 100) shrunk to the scale of ROW; the index of the stacked tile."""
+    import random
+
+    from tests.vision.test_layout import scene_from_sequence
+    tiles = scene_from_sequence(KAKAN, rng=random.Random(5))
+    boxes = [(200 + 0.55 * t.box[0], 655 + 0.55 * t.box[1], 200 + 0.55 * t.box[2], 655 + 0.55 * t.box[3]) for t in tiles]
+    stacked = min((i for i, t in enumerate(tiles) if t.label == "5z"), key=lambda i: tiles[i].box[1])
+    return boxes, [t.label for t in tiles], stacked
+
+
+def read_kakan(score, labels=None, monkeypatch=None, stack_faint=None):
+    if stack_faint is not None:
+        monkeypatch.setattr("vision.recognize.STACK_FAINT", stack_faint)
+    boxes, hand, stacked = kakan_scene()
+    det = CloserLookScores(boxes, [stacked], score)
+    reader = PhotoReader(detector=det, classifier=LabelledFaces(boxes, labels or hand))
+    return reader.read(np.zeros((900, 1200, 3), np.uint8)), stacked
+
+
+def test_a_faint_stacked_tile_of_the_closer_look_is_read(monkeypatch):
+    assert read_kakan(0.9)[0].sequence == KAKAN
+    assert read_kakan(0.2)[0].sequence == KAKAN
+    without, _ = read_kakan(0.2, monkeypatch=monkeypatch, stack_faint=False)
+    assert without.sequence == "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z | 5z- 5z 5z"  # a pon: what the rule saves
+
+
+def test_a_faint_stacked_box_read_as_another_face_is_not_taken():
+    """A faint box on the meld that reads as another face than its base (a discard behind it, the
+    table) or face down is not taken: the meld stays a pon, and the reading has no box there."""
+    boxes, hand, stacked = kakan_scene()
+    for other in ("3p", "back"):
+        labels = list(hand)
+        labels[stacked] = other
+        reading, _ = read_kakan(0.2, labels)
+        assert reading.sequence == "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z | 5z- 5z 5z"
+        assert len(reading.tiles) == len(boxes) - 1
+
+
+def test_stacked_faint_takes_a_box_on_a_row_tile_only():
+    row = [(200.0 + 42 * k, 600.0, 240.0 + 42 * k, 655.0) for k in range(6)]
+    fb = frame(row)
+    candidates = {
+        "on the 4th tile": (326.0, 560.0, 366.0, 598.0),
+        "far above it": (326.0, 420.0, 366.0, 458.0),
+        "above, beyond the row's end": (460.0, 560.0, 500.0, 598.0),
+        "in the row": (326.0, 600.0, 366.0, 655.0),
+    }
+    names = list(candidates)
+    pairs = _stacked_faint(fb, list(range(6)), frame([candidates[n] for n in names]), np.full(len(names), 0.2))
+    assert [(names[j], base) for j, base in pairs] == [("on the 4th tile", 3)]
