@@ -571,20 +571,25 @@ def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.nda
     return log_odds > 0, np.abs(log_odds) < AMBIGUOUS, log_odds
 
 
+def _on_base(boxes: np.ndarray, base: np.ndarray, reach: float = 1.8) -> np.ndarray:
+    """Mask of the boxes (frame units) lying on or under `base` as an added kan's stacked tile lies on
+    its base: over 0.4 of the narrower one's width along the row, the centres 0.3–`reach` of the base's
+    height apart across it (as `vision.layout.arrange` pairs them)."""
+    h = base[3] - base[1]
+    ov = np.minimum(boxes[:, 2], base[2]) - np.maximum(boxes[:, 0], base[0])
+    dy = np.abs((boxes[:, 1] + boxes[:, 3]) / 2 - (base[1] + base[3]) / 2)
+    return (ov > 0.4 * np.minimum(boxes[:, 2] - boxes[:, 0], base[2] - base[0])) & (dy >= 0.3 * h) & (dy <= reach * h)
+
+
 def _stack_bases(frame_boxes: np.ndarray, row: Sequence[int]) -> np.ndarray:
-    """Mask of the row's tiles another box lies on or under, as an added kan's stacked tile lies on its base:
-    over 0.4 of the narrower one's width along the row, its centre 0.3–1.8 of the row tile's height across
-    (as `vision.layout.arrange` pairs them)."""
+    """Mask of the row's tiles another box lies on or under (`_on_base`)."""
     out = np.zeros(len(frame_boxes), bool)
     fb = frame_boxes
-    cy = (fb[:, 1] + fb[:, 3]) / 2
     w = fb[:, 2] - fb[:, 0]
     row = [int(k) for k in row]
     for b in row:
-        h = fb[b, 3] - fb[b, 1]
         ov = np.minimum(fb[:, 2], fb[b, 2]) - np.maximum(fb[:, 0], fb[b, 0])
-        dy = np.abs(cy - cy[b])
-        hit = (ov > 0.4 * np.minimum(w, w[b])) & (dy >= 0.3 * h) & (dy <= 1.8 * h)
+        hit = _on_base(fb, fb[b])
         hit[b] = False
         # (not a box of the row with another row box at its place besides the one on it: a box around a
         # stack and its base, or a tile boxed twice, is no base)
@@ -842,9 +847,10 @@ def _seen_before(faint: tuple[np.ndarray, np.ndarray], frame: Frame, survey: Sur
 
 
 # After a second detection, its faint boxes (SECOND_GAP_CONF up to its floor) may also be an added
-# kan's stacked tile: on a tile of the row, where `_stack_bases` looks. A closer look scores that tile low when it lies on its base seen nearly end on (the
-# close-framed renders, session 28: the stacked tile is the kind the detector boxes least). Such a
-# box is taken only when it and its base, both cut lying, read as one face (`recognize`), so the
+# kan's stacked tile, lying on a tile of the row (`_on_base`). A closer look scores that tile low
+# when it lies on its base seen nearly end on (the close-framed renders, session 28: the stacked
+# tile is the kind the detector boxes least, and a kan read as a pon is read wrong and sure). Such
+# a box is taken only when it and its base, both cut lying, read as one face (`recognize`), so the
 # table or a wall behind a meld is not taken for it; at most MAX_STACK_FAINT of them.
 STACK_FAINT = True
 MAX_STACK_FAINT = 2
@@ -852,35 +858,27 @@ MAX_STACK_FAINT = 2
 
 def _stacked_faint(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray,
                    faint_scores: np.ndarray) -> list[tuple[int, int]]:
-    """(faint box, its base) pairs: a faint box (frame units) lying on or under a row tile as
-    `_stack_bases` pairs a stacked tile with its base, overlapping no row box by much and hardly any
-    box off the row (another stacked tile found already).
-    Surest first, one per base. (Any row tile: before its crop is read, a sideways tile's shape
-    often says upright.)"""
+    """(faint box, its base) pairs: a faint box (frame units) lying on the row tile it overlaps most
+    (`_on_base`), which no found box lies on yet, overlapping no row box by much and hardly any box
+    off the row (a stacked tile found already). Surest first, one per base. (Any row tile: before
+    its crop is read, a sideways tile's shape often says upright.)"""
     if len(row) < 3 or not len(faint):
         return []
-    taken = [b for k, b in enumerate(frame_boxes) if k not in set(row)]  # (boxes off the row: a found stacked tile)
-
-    def lies_on(boxes: np.ndarray, base: int, reach: float) -> np.ndarray:
-        fb = frame_boxes[base]
-        h = fb[3] - fb[1]
-        ov = np.minimum(boxes[:, 2], fb[2]) - np.maximum(boxes[:, 0], fb[0])
-        dy = np.abs((boxes[:, 1] + boxes[:, 3]) / 2 - (fb[1] + fb[3]) / 2)
-        return (ov > 0.4 * np.minimum(boxes[:, 2] - boxes[:, 0], fb[2] - fb[0])) & (dy >= 0.3 * h) & (dy <= reach * h)
-
-    # (not a base a found box already lies on, within a tile's height: its stacked tile is found)
-    bases = [int(b) for b in row if not lies_on(frame_boxes, int(b), 1.2).any()]
+    row = [int(k) for k in row]
+    row_boxes = frame_boxes[row]
+    taken = [b for k, b in enumerate(frame_boxes) if k not in row]  # (off the row: a stacked tile found)
+    # (not a base a found box already lies on within a tile's height: its stacked tile is found)
+    bases = [b for b in row if not _on_base(frame_boxes, frame_boxes[b], 1.2).any()]
     out: list[tuple[int, int]] = []
     for j in np.argsort(-faint_scores):
         b = faint[j]
         area = (b[2] - b[0]) * (b[3] - b[1])
-        if (intersections(b, frame_boxes[list(row)]).max(initial=0.0) > 0.45 * area
+        if (intersections(b, row_boxes).max(initial=0.0) > 0.45 * area
                 or intersections(b, np.array(taken).reshape(-1, 4)).max(initial=0.0) > 0.2 * area):
             continue
         # (on the row tile it overlaps most along the row, as `vision.layout` pairs a stacked tile)
-        ov = np.minimum(b[2], frame_boxes[list(row), 2]) - np.maximum(b[0], frame_boxes[list(row), 0])
-        base = int(list(row)[int(np.argmax(ov))])
-        if base in bases and lies_on(faint[j:j + 1], base, 1.8)[0]:
+        base = row[int(np.argmax(np.minimum(b[2], row_boxes[:, 2]) - np.maximum(b[0], row_boxes[:, 0])))]
+        if base in bases and _on_base(faint[j:j + 1], frame_boxes[base])[0]:
             out.append((int(j), base))
             bases.remove(base)
             taken.append(b)
@@ -1341,8 +1339,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     timings["classify_ms"] = (time.perf_counter() - t2) * 1000
     # a faint box of the second detection stays only when it reads face down: the table between
     # two melds, boxed faintly, reads as a face; such a box is left unread and out of the row
-    unread = {k for k in second_added if k not in pos or TILE_CLASSES[int(np.argmax(probs[pos[k]]))] != BACK}
-    row_idx = tuple(i for i in row_idx if i not in unread)
+    not_back = {k for k in second_added if k not in pos or TILE_CLASSES[int(np.argmax(probs[pos[k]]))] != BACK}
+    row_idx = tuple(i for i in row_idx if i not in not_back)
 
     # Which side is the owner's: the faces of the row the layout will take for the hand vote
     # (with face-down tiles counting little, another level row can be likelier than the one the
@@ -1366,7 +1364,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         n = pos.get(k)
         pbox = tuple(float(v) for v in photo_boxes[k])
         fbox = tuple(float(v) for v in frame_boxes[k])
-        if n is None or k in unread:
+        if n is None or k in not_back:
             tiles.append(TileDetection(pbox, fbox, None, 270 if sideways[k] else 0, 0.0, (), float(scores[k])))
             continue
         cands = _top_candidates(probs[n])
