@@ -824,12 +824,14 @@ SEEN_BEFORE = 0.35
 
 
 def _grown(have: tuple, frame_boxes: np.ndarray, photo_boxes: np.ndarray, scores: np.ndarray,
-           p_back: np.ndarray) -> tuple:
-    """(frame boxes, photo boxes, scores, p_back, row) with these boxes added to them and to the row."""
+           p_back: np.ndarray, *, in_row: bool = True) -> tuple:
+    """(frame boxes, photo boxes, scores, p_back, row) with these boxes added to them, and to the row
+    unless `in_row` is False (an added kan's stacked tile lies off it)."""
     fb, pb, sc, pk, row = have
     n0 = len(fb)
+    added = tuple(range(n0, n0 + len(frame_boxes))) if in_row else ()
     return (np.vstack([fb, frame_boxes]), np.vstack([pb, photo_boxes]), np.concatenate([sc, scores]),
-            np.concatenate([pk, p_back]), tuple(row) + tuple(range(n0, n0 + len(frame_boxes))))
+            np.concatenate([pk, p_back]), tuple(row) + added)
 
 
 def _seen_before(faint: tuple[np.ndarray, np.ndarray], frame: Frame, survey: Survey) -> tuple[np.ndarray, np.ndarray]:
@@ -1274,9 +1276,9 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             j = j[(read[:len(j)] == read[len(j):]) & (read[:len(j)] != CLASS_INDEX[BACK])]
             if len(j):
                 stack_added = list(range(len(frame_boxes), len(frame_boxes) + len(j)))
-                *grown, _ = _grown((frame_boxes, photo_boxes, scores, p_back, row_idx), second_faint[0][j],
-                                   frame.boxes_to_photo(second_faint[0][j]), second_faint[1][j], np.zeros(len(j)))
-                frame_boxes, photo_boxes, scores, p_back = grown
+                frame_boxes, photo_boxes, scores, p_back, row_idx = _grown(
+                    (frame_boxes, photo_boxes, scores, p_back, row_idx), second_faint[0][j],
+                    frame.boxes_to_photo(second_faint[0][j]), second_faint[1][j], np.zeros(len(j)), in_row=False)
     sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
     band = _near_row(frame_boxes, row_idx, 2.2, along=True)  # (the row's own, a kan's stacked tile, the drawn tile)

@@ -7,6 +7,7 @@ only where it fills a gap between two row neighbours, in line with them and abou
 """
 from __future__ import annotations
 
+import random
 from types import SimpleNamespace
 
 import numpy as np
@@ -15,6 +16,7 @@ from vision.pipeline import PhotoReader
 from vision.recognize import GAP_CONF, _gap_boxes, _stacked_faint
 
 from .fakes import LabelledFaces
+from .test_layout import scene_from_sequence
 
 HAND = "1m 2m 3m 4p 5p 6p 7s 8s 9s 5z 5z 5z 1z 1z".split()
 ROW = [(200.0 + 42 * k, 600.0, 240.0 + 42 * k, 655.0) for k in range(14)]
@@ -253,9 +255,6 @@ KAKAN = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z | 5z- 5z= 5z 5z"
 def kakan_scene():
     """Photo boxes and labels of KAKAN laid out as `scene_from_sequence` lays a hand (frame units,
     tile height 100) shrunk to the scale of ROW; the index of the stacked tile."""
-    import random
-
-    from tests.vision.test_layout import scene_from_sequence
     tiles = scene_from_sequence(KAKAN, rng=random.Random(5))
     boxes = [(200 + 0.55 * t.box[0], 655 + 0.55 * t.box[1], 200 + 0.55 * t.box[2], 655 + 0.55 * t.box[3]) for t in tiles]
     stacked = min((i for i, t in enumerate(tiles) if t.label == "5z"), key=lambda i: tiles[i].box[1])
