@@ -67,7 +67,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
     for folder in sets:
         rows = load_set(folder, limit)
-        per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "causes": {},
+        per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "sure": [], "causes": {},
                      "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "unboxed_by_cause": {}, "by_table": {}}
                     for _ in pairs]
         legible = _legible_hand_tiles(folder, rows)
@@ -82,6 +82,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 reading = readers[k].read(image, players=row.get("players", 4))
                 per_pair[k]["ms"] += (time.perf_counter() - t0) * 1000
                 per_pair[k]["reads"].append(reading.sequence)
+                per_pair[k]["sure"].append(bool(reading.sure))
                 exact = reading.sequence == row["sequence"]
                 states = hand_tile_states(row["tiles"], reading)
                 counts = tile_counts(states)
@@ -102,10 +103,25 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                     unboxed = per_pair[k]["unboxed_by_cause"]
                     unboxed[cause] = unboxed.get(cause, 0) + counts["n"] - counts["boxed"]
         for res in per_pair:
+            res["surely"] = sure_counts(res["sure"], res["misses"])
             res["n"] = len(rows)
             res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)
         out["sets"][str(folder)] = {"truth": [r["sequence"] for r in rows], "results": per_pair}
     return out
+
+
+def sure_counts(sure: list[bool], misses: list[int]) -> dict:
+    """How far the reader's own "sure" can be trusted (the phone page asks the user to check a reading
+    that is not): photos read surely, how many of those exactly, and how many misses were flagged unsure."""
+    missed = set(misses)
+    return {"sure": sum(sure), "sure_exact": sum(s and i not in missed for i, s in enumerate(sure)),
+            "misses": len(missed), "misses_unsure": sum(not sure[i] for i in missed)}
+
+
+def sure_rates(c: dict) -> str:
+    """`sure_counts` for printing."""
+    return (f"read surely {c['sure']} photos, {c['sure_exact']} of them exactly "
+            f"({100 * c['sure_exact'] / max(c['sure'], 1):.1f} %); misses flagged unsure {c['misses_unsure']}/{c['misses']}")
 
 
 def _add(total: dict, part: dict) -> None:
@@ -282,7 +298,7 @@ def summary(result: dict) -> dict:
         for k, r in enumerate(res):
             row = {"exact": r["exact"], "n": r["n"], "mean_ms": r["mean_ms"], "misses": r["misses"],
                    "causes": r["causes"], "tiles": r["tiles"], "by_class": r["by_class"],
-                   "unboxed_by_cause": r["unboxed_by_cause"], "by_table": r["by_table"],
+                   "unboxed_by_cause": r["unboxed_by_cause"], "by_table": r["by_table"], "surely": r["surely"],
                    **({"legible_tiles": r["legible_tiles"]} if "legible_tiles" in r else {})}
             if k:
                 first, this = set(res[0]["misses"]), set(r["misses"])
@@ -339,6 +355,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("    " + tile_rates(r["tiles"]))
                 print("    hand tiles with no box, by their photo's first cause: " + ", ".join(
                     f"{c} {r['unboxed_by_cause'][c]}" for c in CAUSES if r["unboxed_by_cause"].get(c)))
+                print("    " + sure_rates(r["surely"]))
                 print("    exact by table: " + ", ".join(f"{kind} {e}/{n}" for kind, (n, e) in sorted(r["by_table"].items())))
                 if "legible_tiles" in r:
                     print("    legible: " + tile_rates(r["legible_tiles"]))

@@ -48,6 +48,19 @@ def test_same_pair_twice_agrees_and_counts_against_the_truth(rendered, tmp_path)
     kinds = [r["scene"]["table"] for r in rows]
     assert {k: n for k, (n, _) in first["by_table"].items()} == {k: kinds.count(k) for k in set(kinds)}
     assert sum(e for _, e in first["by_table"].values()) == first["exact"]
+    # how far "sure" can be trusted: each photo's flag, tallied against its miss or not
+    assert len(first["sure"]) == 3 and all(isinstance(s, bool) for s in first["sure"])
+    surely = first["surely"]
+    assert surely["sure"] == sum(first["sure"]) and surely["misses"] == len(first["misses"])
+    assert surely["sure_exact"] == sum(s and r == want for s, r, want in zip(first["sure"], first["reads"], truth))
+    assert surely["misses_unsure"] == sum(not first["sure"][i] for i in first["misses"])
+    assert short[0]["surely"] == surely
+
+
+def test_sure_counts_tally_each_photo_once():
+    c = eval_reading.sure_counts([True, True, False, False, True], misses=[1, 2])
+    assert c == {"sure": 3, "sure_exact": 2, "misses": 2, "misses_unsure": 1}
+    assert eval_reading.sure_rates(c) == "read surely 3 photos, 2 of them exactly (66.7 %); misses flagged unsure 1/2"
 
 
 def test_tile_counts_of_legible_tiles_when_the_set_has_ink(rendered, tmp_path):
