@@ -7,7 +7,7 @@ APT_PKGS = chromium fonts-noto-cjk fonts-ipaexfont-gothic fonts-ipaexfont-mincho
 	fonts-kouzan-mouhitsu fonts-aoyagi-kouzan-t fonts-aoyagi-soseki fonts-lxgw-wenkai fonts-cwtex-kai fonts-klee \
 	fonts-kiloji fonts-hanazono fonts-dejima-mincho fonts-motoya-l-maruberi
 
-.PHONY: install demo test-deps test test-fast test-slow train-env
+.PHONY: install demo test-deps test test-fast test-slow train-env screenshot
 
 install:
 	$(PIP) -e .
@@ -31,6 +31,12 @@ test: test-deps
 
 test-fast: install
 	$(PY) -m pytest -q
+
+# The README's picture of the phone page (docs/img/phone-page.png), taken by the browser test; test runs
+# themselves write their screenshot to a temporary folder.
+screenshot: test-deps
+	TSUMO_SCREENSHOT=$(CURDIR)/docs/img/phone-page.png $(PY) -m pytest -q -m slow \
+	  tests/api/test_browser.py::test_phone_page_photo_correct_a_tile_mark_win_and_score
 
 # Training runs in its own virtualenv: ultralytics needs opencv-python, which clashes with the
 # opencv-python-headless of the runtime environment.

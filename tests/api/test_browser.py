@@ -2,10 +2,13 @@
 reading a real photo with the shipped models, then a correction, the winning tile, the score.
 
 Headless Chromium (Debian's /usr/bin/chromium) driven by Playwright; skipped only when Chromium
-is missing. Saves docs/img/phone-page.png for the README.
+is missing. Takes a screenshot of the page; it goes into the tree (docs/img/phone-page.png, the
+README's picture) only when asked: `make screenshot`, or TSUMO_SCREENSHOT=<path> for another file.
+A test run never rewrites a tracked file.
 """
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 from collections import Counter
@@ -21,7 +24,7 @@ from scoring import score_json
 
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[2]
-SCREENSHOT = REPO / "docs" / "img" / "phone-page.png"
+README_SCREENSHOT = REPO / "docs" / "img" / "phone-page.png"
 PHOTO = "lietxia_70008812.jpg"
 # The photo's labelled hand (shared/data/real-dev/labels.jsonl): 456s 55p 44z 555z, the red 5p
 # set apart, and an added kan of 9m whose sideways tile is leftmost (called from the left).
@@ -104,7 +107,14 @@ def hand_on_page(page) -> tuple[list[str], str | None]:
     return closed, (win[0] if win else None)
 
 
-def test_phone_page_photo_correct_a_tile_mark_win_and_score(server, browser, shared_dir):
+def screenshot_path(tmp_path: Path) -> Path:
+    """Where the screenshot goes: TSUMO_SCREENSHOT when set (`make screenshot` points it at the README's
+    picture), else the test's own temporary folder."""
+    asked = os.environ.get("TSUMO_SCREENSHOT")
+    return Path(asked) if asked else tmp_path / README_SCREENSHOT.name
+
+
+def test_phone_page_photo_correct_a_tile_mark_win_and_score(server, browser, shared_dir, tmp_path):
     errors: list[str] = []
     context = browser.new_context(viewport={"width": 375, "height": 812}, device_scale_factor=2,
                                   is_mobile=True, has_touch=True, locale="en-US")
@@ -196,12 +206,15 @@ def test_phone_page_photo_correct_a_tile_mark_win_and_score(server, browser, sha
     assert result["yaku"][0]["name_ja"] in page.locator("#result").inner_text()
     page.click("#lang")
 
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    shot = screenshot_path(tmp_path)
+    shot.parent.mkdir(parents=True, exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")
-    page.screenshot(path=str(SCREENSHOT), full_page=True)
+    page.screenshot(path=str(shot), full_page=True)
     from PIL import Image  # a palette PNG is a third of the size, for the README
 
-    Image.open(SCREENSHOT).convert("RGB").quantize(256).save(SCREENSHOT, optimize=True)
+    Image.open(shot).convert("RGB").quantize(256).save(shot, optimize=True)
+    with Image.open(shot) as im:  # the whole 375-px-wide page, not an empty frame
+        assert im.width >= 375 and im.height > im.width, im.size
     assert not errors, errors
     context.close()
 
