@@ -115,6 +115,47 @@ def shift_box(box: Sequence[float], offset: Sequence[float]) -> tuple[float, flo
     return (x1 + offset[0] * w, y1 + offset[1] * h, x2 + offset[2] * w, y2 + offset[3] * h)
 
 
+# Half-turn read (`TileClassifier(half_turn=...)`, model metadata `tsumo_half_turn`): every crop is read a
+# second time turned 180°, and the two reads are combined. The model's outputs name each face upright and
+# turned, so "L upright in the crop" and "L turned in the turned crop" are one fact read twice from the same
+# pixels: an ensemble over an exact symmetry of the task (box-shift TTA reads other pixels).
+HALF_TURN_MODES = ("mean", "geo", "face")
+HALF_TURN_SCOPES = ("all", "upright")   # every crop, or only crops of tiles cut upright (not sideways)
+
+
+def half_turn_permutation(names: Sequence[str]) -> np.ndarray:
+    """Column j of a turned crop's read → the column of the same fact for the crop itself: "L" ↔ "L turned";
+    a label with no turned twin (face down) maps to itself."""
+    index = {n: j for j, n in enumerate(names)}
+    return np.array([index[n[: -len(FLIP_SUFFIX)]] if n.endswith(FLIP_SUFFIX) else index.get(n + FLIP_SUFFIX, j)
+                     for j, n in enumerate(names)])
+
+
+def combine_half_turn(a: np.ndarray, b: np.ndarray, mode: str, names: Sequence[str] | None = None) -> np.ndarray:
+    """Two reads (N×K, the second already permuted) → one: "mean" of the probabilities, or "geo", their
+    normalised geometric mean (a class both reads doubt stays low); "face": which face it is from the geometric
+    mean of the two reads' face labels, but how likely it is face down and which way up each face lies from
+    the first read alone."""
+    if mode == "mean":
+        return (a + b) / 2
+    if mode == "face":
+        assert names is not None
+        twin = half_turn_permutation(names)
+        back = np.array([twin[j] == j for j in range(len(names))])
+        la, lb = a + a[:, twin], b + b[:, twin]          # each column: its label's mass, both ways up
+        g = np.sqrt(np.maximum(la, 1e-12) * np.maximum(lb, 1e-12))
+        g[:, back] = 0.0
+        g /= g.sum(1, keepdims=True) / 2                 # each label sits in two columns (up and turned)
+        share = a / np.maximum(la, 1e-12)                 # the first read's split of a label between up and turned
+        out = g * share * (1 - a[:, back].sum(1, keepdims=True))
+        out[:, back] = a[:, back]
+        return out.astype(np.float32)
+    if mode == "geo":
+        g = np.sqrt(np.maximum(a, 1e-12) * np.maximum(b, 1e-12))
+        return (g / g.sum(1, keepdims=True)).astype(np.float32)
+    raise ValueError(f"half-turn mode must be one of {HALF_TURN_MODES}, got {mode!r}")
+
+
 def class_names_75() -> list[str]:
     """The model's own output order: 38 upright labels, then the 37 face-up labels turned 180°."""
     return list(TILE_CLASSES) + [f"{c}{FLIP_SUFFIX}" for c in TILE_CLASSES if c != BACK]
@@ -221,14 +262,17 @@ class TileClassifier:
                  tta_below: float | None | str = "model", tta_shift: float = TTA_SHIFT,
                  numeral: str | Path | None = "model", numeral_below: float | None = None,
                  numeral_alpha: float | None = None, numeral_mode: str | None = None,
-                 numeral_shift: float | None = None):
+                 numeral_shift: float | None = None, half_turn: str | None = "model",
+                 half_turn_scope: str | None = None, half_turn_below: float | None = None):
         """`tta_below`: tiles whose top probability is under this are read again from box-shifted
         crops and the reads averaged (`classify_boxes`); "model" takes the value recorded in the
         model (`tsumo_tta_below`, absent = off), None turns it off.
         `numeral`: the man-numeral specialist for a second look at unsure man reads (`classify_boxes`);
         "model" loads the file the model's metadata names (`tsumo_numeral_model`, a file beside the model;
         absent = off), None turns it off, a path loads that file. Its gate and combination come from the
-        metadata (`tsumo_numeral_below`, `_alpha`, `_mode`, `_shift`) unless given here."""
+        metadata (`tsumo_numeral_below`, `_alpha`, `_mode`, `_shift`) unless given here.
+        `half_turn`: read every crop turned 180° too and combine the two reads (`HALF_TURN_MODES`); "model"
+        takes the model's `tsumo_half_turn` (absent = off), None turns it off."""
         path = Path(path)
         self.session = cpu_session(path, threads, "tile classifier model")
         meta = self.session.get_modelmeta().custom_metadata_map
@@ -257,6 +301,17 @@ class TileClassifier:
             tta_below = float(meta["tsumo_tta_below"]) if meta.get("tsumo_tta_below") else None
         self.tta_below: float | None = None if tta_below is None else float(tta_below)
         self.tta_shift = float(tta_shift)
+        if half_turn == "model":
+            half_turn = meta.get("tsumo_half_turn") or None
+        if half_turn is not None and half_turn not in HALF_TURN_MODES:
+            raise ValueError(f"half-turn mode must be one of {HALF_TURN_MODES}, got {half_turn!r}")
+        self.half_turn: str | None = half_turn
+        self.half_turn_scope = str(half_turn_scope or meta.get("tsumo_half_turn_scope", "all"))
+        if self.half_turn_scope not in HALF_TURN_SCOPES:
+            raise ValueError(f"half-turn scope must be one of {HALF_TURN_SCOPES}, got {self.half_turn_scope!r}")
+        below = half_turn_below if half_turn_below is not None else meta.get("tsumo_half_turn_below")
+        self.half_turn_below: float | None = None if below in (None, "") else float(below)
+        self._half_turn_perm = half_turn_permutation(self.names)
 
     def crop(self, image_rgb: np.ndarray, box_xyxy: Sequence[float], sideways: bool, flip: bool = False) -> np.ndarray:
         """`crop_tile` with this model's recorded input size and margin."""
@@ -272,7 +327,8 @@ class TileClassifier:
         crops (one more ONNX call per photo at most)."""
         if len(boxes) == 0:
             return self.classify([])
-        raw = self.predict_raw([self.crop(im, b, bool(s)) for im, b, s in zip(images, boxes, sideways)])
+        turned = None if self.half_turn_scope == "all" else [not bool(s) for s in sideways]
+        raw = self.predict_raw([self.crop(im, b, bool(s)) for im, b, s in zip(images, boxes, sideways)], turned)
         if self.tta_below is not None:
             probs, _ = fold_outputs(raw, self.names)
             unsure = np.flatnonzero(probs.max(1) < self.tta_below)
@@ -330,8 +386,10 @@ class TileClassifier:
             return np.zeros((0, len(TILE_CLASSES)), np.float32), np.zeros((0, 2), np.float32)
         return fold_outputs(self.predict_raw(crops), self.names)
 
-    def predict_raw(self, crops: np.ndarray | list[np.ndarray]) -> np.ndarray:
-        """The model's own probabilities over `self.names` (N×75), one ONNX call."""
+    def predict_raw(self, crops: np.ndarray | list[np.ndarray], turned: Sequence[bool] | np.ndarray | None = None
+                    ) -> np.ndarray:
+        """The model's own probabilities over `self.names` (N×75), one ONNX call. With `half_turn`, the crops
+        `turned` marks (default: all) are read a second time turned 180° in the same call, and the reads combined."""
         if isinstance(crops, np.ndarray) and crops.ndim == 3:
             crops = crops[None]
         if len(crops) == 0:
@@ -346,4 +404,15 @@ class TileClassifier:
             batch[i] = c.transpose(2, 0, 1)
         batch *= 1.0 / 255.0
         (p,) = self.session.run(None, {self.input_name: batch})[:1]
-        return np.asarray(p, np.float32)
+        p = np.asarray(p, np.float32)
+        if self.half_turn is None:
+            return p
+        again = np.ones(len(crops), bool) if turned is None else np.asarray(turned, bool).copy()
+        if self.half_turn_below is not None:
+            again &= fold_outputs(p, self.names)[0].max(1) < self.half_turn_below
+        again = np.flatnonzero(again)
+        if len(again):
+            (q,) = self.session.run(None, {self.input_name: np.ascontiguousarray(batch[again][:, :, ::-1, ::-1])})[:1]
+            p[again] = combine_half_turn(p[again], np.asarray(q, np.float32)[:, self._half_turn_perm],
+                                         self.half_turn, self.names)
+        return p
