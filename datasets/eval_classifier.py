@@ -180,9 +180,10 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
 
 
 def reads_boxes(clf: TileClassifier) -> bool:
-    """Does the classifier read differently from the box than from the crop (test-time augmentation or the
-    man-numeral second look, `TileClassifier.classify_boxes`)?"""
-    return clf.tta_below is not None or getattr(clf, "numeral", None) is not None
+    """Does the classifier read differently from the box than from the crop (test-time augmentation, the
+    man-numeral second look, or a half-turn read of upright tiles only, `TileClassifier.classify_boxes`)?"""
+    return (clf.tta_below is not None or getattr(clf, "numeral", None) is not None
+            or (getattr(clf, "half_turn", None) is not None and clf.half_turn_scope != "all"))
 
 
 def classify_as_reader(clf: TileClassifier, crops: list[np.ndarray], entries: list[dict], *,
@@ -416,6 +417,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tta", default="model", metavar="BELOW",
                     help="test-time augmentation of the photo sets: re-read tiles whose top probability is under "
                          "BELOW from shifted boxes ('model': as the model records, 'off': never)")
+    ap.add_argument("--half-turn", choices=("model", "off"), default="model",
+                    help="the half-turn second read: as the model's metadata says ('model'), or 'off' (the plain read)")
     ap.add_argument("--numeral", default="model", metavar="PATH",
                     help="man-numeral second look: 'model' (the file the model's metadata names, if any), 'off', "
                          "or a specialist ONNX")
@@ -441,9 +444,12 @@ def main(argv: list[str] | None = None) -> int:
     numeral = {"model": "model", "off": None}.get(args.numeral, args.numeral)
     clf = TileClassifier(args.model, threads=args.threads, tta_below=tta, numeral=numeral,
                          numeral_below=args.numeral_below, numeral_alpha=args.numeral_alpha,
-                         numeral_mode=args.numeral_mode, numeral_shift=args.numeral_shift)
+                         numeral_mode=args.numeral_mode, numeral_shift=args.numeral_shift,
+                         half_turn="model" if args.half_turn == "model" else None)
     results: dict = {"model": str(args.model), "size_mb": round(args.model.stat().st_size / 1e6, 2), "imgsz": clf.imgsz,
                      "tta_below": clf.tta_below,
+                     "half_turn": None if clf.half_turn is None else {
+                         "mode": clf.half_turn, "scope": clf.half_turn_scope, "below": clf.half_turn_below},
                      "numeral": None if clf.numeral is None else {
                          "model": str(clf.numeral.path), "below": clf.numeral_below, "alpha": clf.numeral_alpha,
                          "mode": clf.numeral_mode, "shift": clf.numeral_shift}}

@@ -263,7 +263,7 @@ class TileClassifier:
                  numeral: str | Path | None = "model", numeral_below: float | None = None,
                  numeral_alpha: float | None = None, numeral_mode: str | None = None,
                  numeral_shift: float | None = None, half_turn: str | None = "model",
-                 half_turn_scope: str | None = None, half_turn_below: float | None = None):
+                 half_turn_scope: str = "model", half_turn_below: float | None | str = "model"):
         """`tta_below`: tiles whose top probability is under this are read again from box-shifted
         crops and the reads averaged (`classify_boxes`); "model" takes the value recorded in the
         model (`tsumo_tta_below`, absent = off), None turns it off.
@@ -271,8 +271,10 @@ class TileClassifier:
         "model" loads the file the model's metadata names (`tsumo_numeral_model`, a file beside the model;
         absent = off), None turns it off, a path loads that file. Its gate and combination come from the
         metadata (`tsumo_numeral_below`, `_alpha`, `_mode`, `_shift`) unless given here.
-        `half_turn`: read every crop turned 180° too and combine the two reads (`HALF_TURN_MODES`); "model"
-        takes the model's `tsumo_half_turn` (absent = off), None turns it off."""
+        `half_turn`: read crops turned 180° too and combine the two reads (`HALF_TURN_MODES`); "model"
+        takes the model's `tsumo_half_turn` (absent = off), None turns it off. `half_turn_scope`: which crops
+        (`HALF_TURN_SCOPES`; "model": `tsumo_half_turn_scope`, absent = all); `half_turn_below`: only those whose
+        plain top-1 probability is under this ("model": `tsumo_half_turn_below`, absent = every one; None: every one)."""
         path = Path(path)
         self.session = cpu_session(path, threads, "tile classifier model")
         meta = self.session.get_modelmeta().custom_metadata_map
@@ -306,11 +308,12 @@ class TileClassifier:
         if half_turn is not None and half_turn not in HALF_TURN_MODES:
             raise ValueError(f"half-turn mode must be one of {HALF_TURN_MODES}, got {half_turn!r}")
         self.half_turn: str | None = half_turn
-        self.half_turn_scope = str(half_turn_scope or meta.get("tsumo_half_turn_scope", "all"))
+        self.half_turn_scope = str(meta.get("tsumo_half_turn_scope") or "all" if half_turn_scope == "model"
+                                   else half_turn_scope)
         if self.half_turn_scope not in HALF_TURN_SCOPES:
             raise ValueError(f"half-turn scope must be one of {HALF_TURN_SCOPES}, got {self.half_turn_scope!r}")
-        below = half_turn_below if half_turn_below is not None else meta.get("tsumo_half_turn_below")
-        self.half_turn_below: float | None = None if below in (None, "") else float(below)
+        below = meta.get("tsumo_half_turn_below") or None if half_turn_below == "model" else half_turn_below
+        self.half_turn_below: float | None = None if below is None else float(below)
         self._half_turn_perm = half_turn_permutation(self.names)
 
     def crop(self, image_rgb: np.ndarray, box_xyxy: Sequence[float], sideways: bool, flip: bool = False) -> np.ndarray:
@@ -327,8 +330,8 @@ class TileClassifier:
         crops (one more ONNX call per photo at most)."""
         if len(boxes) == 0:
             return self.classify([])
-        turned = None if self.half_turn_scope == "all" else [not bool(s) for s in sideways]
-        raw = self.predict_raw([self.crop(im, b, bool(s)) for im, b, s in zip(images, boxes, sideways)], turned)
+        turned = None if self.half_turn_scope == "all" else tuple(not bool(s) for s in sideways)
+        raw = self.predict_raw([self.crop(im, b, bool(s)) for im, b, s in zip(images, boxes, sideways)], turned=turned)
         if self.tta_below is not None:
             probs, _ = fold_outputs(raw, self.names)
             unsure = np.flatnonzero(probs.max(1) < self.tta_below)

@@ -89,7 +89,8 @@ def test_geo_read_of_a_crop_and_of_the_crop_turned_agree_exactly(real_crops):
     """Both reads of a crop and of its half turn see the same two pictures: the combined reads are each
     other's permutation (what makes the half-turn read an exact symmetry of the task)."""
     image, boxes, side = real_crops
-    clf = TileClassifier(MODEL, threads=1, half_turn="geo", half_turn_scope="all", tta_below=None)
+    clf = TileClassifier(MODEL, threads=1, half_turn="geo", half_turn_scope="all", half_turn_below=None,
+                         tta_below=None)
     crops = [clf.crop(image, b, s) for b, s in zip(boxes, side)]
     one = clf.predict_raw(crops)
     other = clf.predict_raw([np.ascontiguousarray(c[::-1, ::-1]) for c in crops])
@@ -103,8 +104,8 @@ def test_upright_scope_and_gate_leave_sideways_and_sure_reads_as_the_plain_read(
     side = [i % 2 == 1 for i in range(len(boxes))]  # every other tile cut sideways, whatever it is
     plain = TileClassifier(MODEL, threads=1, half_turn=None, tta_below=None, numeral=None)
     want = plain.classify_boxes([image] * len(boxes), boxes, side)[0]
-    upright = TileClassifier(MODEL, threads=1, half_turn="face", half_turn_scope="upright", tta_below=None,
-                             numeral=None)
+    upright = TileClassifier(MODEL, threads=1, half_turn="face", half_turn_scope="upright", half_turn_below=None,
+                             tta_below=None, numeral=None)
     got = upright.classify_boxes([image] * len(boxes), boxes, side)[0]
     moved = ~np.isclose(got, want, atol=1e-6).all(1)
     assert not moved[1::2].any() and moved[0::2].any()
@@ -118,6 +119,13 @@ def test_upright_scope_and_gate_leave_sideways_and_sure_reads_as_the_plain_read(
     assert np.array_equal(moved, expect)
 
 
+def test_the_shipped_model_reads_unsure_upright_tiles_twice():
+    clf = TileClassifier(MODEL, threads=1)
+    assert (clf.half_turn, clf.half_turn_scope, clf.half_turn_below) == ("face", "upright", 0.9)
+    plain = TileClassifier(MODEL, threads=1, half_turn=None)
+    assert plain.half_turn is None
+
+
 def test_the_model_metadata_switches_it_on(tmp_path):
     model = onnx.load(str(MODEL))
     for key in [p.key for p in model.metadata_props if p.key.startswith("tsumo_half_turn")]:
@@ -129,3 +137,17 @@ def test_the_model_metadata_switches_it_on(tmp_path):
     assert (clf.half_turn, clf.half_turn_scope, clf.half_turn_below) == ("face", "upright", 0.8)
     off = TileClassifier(tmp_path / "m.onnx", threads=1, half_turn=None)
     assert off.half_turn is None
+
+
+def test_eval_classifier_reads_upright_only_half_turns_from_the_boxes():
+    """A half-turn read limited to upright tiles needs each tile's sideways flag, which only the box path
+    (`classify_boxes`) has: the evaluation must read that way, as the reader does."""
+    import sys
+
+    sys.path.insert(0, str(REPO / "datasets"))
+    from eval_classifier import reads_boxes
+
+    bare = dict(threads=1, tta_below=None, numeral=None)
+    assert reads_boxes(TileClassifier(MODEL, half_turn="face", half_turn_scope="upright", **bare))
+    assert not reads_boxes(TileClassifier(MODEL, half_turn="face", half_turn_scope="all", **bare))
+    assert not reads_boxes(TileClassifier(MODEL, half_turn=None, **bare))
