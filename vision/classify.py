@@ -115,10 +115,12 @@ def shift_box(box: Sequence[float], offset: Sequence[float]) -> tuple[float, flo
     return (x1 + offset[0] * w, y1 + offset[1] * h, x2 + offset[2] * w, y2 + offset[3] * h)
 
 
-# Half-turn read (`TileClassifier(half_turn=...)`, model metadata `tsumo_half_turn`): every crop is read a
-# second time turned 180°, and the two reads are combined. The model's outputs name each face upright and
-# turned, so "L upright in the crop" and "L turned in the turned crop" are one fact read twice from the same
-# pixels: an ensemble over an exact symmetry of the task (box-shift TTA reads other pixels).
+# Half-turn read (`TileClassifier(half_turn=...)`, model metadata `tsumo_half_turn`): a crop is read a second
+# time turned 180°, and the two reads are combined. The model's outputs name each face upright and turned, so
+# "L upright in the crop" and "L turned in the turned crop" are one fact read twice from the same pixels: an
+# ensemble over an exact symmetry of the task (box-shift TTA reads other pixels). The shipped classifier does it
+# for tiles cut upright whose plain top-1 is under 0.9 only (models/tile_classifier.md, session 30): applied to
+# every crop it moved the reader's rules that compare two reads of one tile (sideways or upright, stacked).
 HALF_TURN_MODES = ("mean", "geo", "face")
 HALF_TURN_SCOPES = ("all", "upright")   # every crop, or only crops of tiles cut upright (not sideways)
 
@@ -308,11 +310,11 @@ class TileClassifier:
         if half_turn is not None and half_turn not in HALF_TURN_MODES:
             raise ValueError(f"half-turn mode must be one of {HALF_TURN_MODES}, got {half_turn!r}")
         self.half_turn: str | None = half_turn
-        self.half_turn_scope = str(meta.get("tsumo_half_turn_scope") or "all" if half_turn_scope == "model"
+        self.half_turn_scope = str((meta.get("tsumo_half_turn_scope") or "all") if half_turn_scope == "model"
                                    else half_turn_scope)
         if self.half_turn_scope not in HALF_TURN_SCOPES:
             raise ValueError(f"half-turn scope must be one of {HALF_TURN_SCOPES}, got {self.half_turn_scope!r}")
-        below = meta.get("tsumo_half_turn_below") or None if half_turn_below == "model" else half_turn_below
+        below = (meta.get("tsumo_half_turn_below") or None) if half_turn_below == "model" else half_turn_below
         self.half_turn_below: float | None = None if below is None else float(below)
         self._half_turn_perm = half_turn_permutation(self.names)
 
@@ -338,7 +340,9 @@ class TileClassifier:
             if len(unsure):
                 shifts = tta_boxes(self.tta_shift)
                 extra = self.predict_raw([self.crop(images[i], shift_box(boxes[i], o), bool(sideways[i]))
-                                          for i in unsure for o in shifts])
+                                          for i in unsure for o in shifts],
+                                         turned=None if turned is None else tuple(turned[i] for i in unsure
+                                                                                  for _ in shifts))
                 extra = extra.reshape(len(unsure), len(shifts), -1)
                 raw[unsure] = (raw[unsure] + extra.sum(1)) / (1 + len(shifts))
         probs, flip = fold_outputs(raw, self.names)
@@ -392,7 +396,8 @@ class TileClassifier:
     def predict_raw(self, crops: np.ndarray | list[np.ndarray], turned: Sequence[bool] | np.ndarray | None = None
                     ) -> np.ndarray:
         """The model's own probabilities over `self.names` (N×75), one ONNX call. With `half_turn`, the crops
-        `turned` marks (default: all) are read a second time turned 180° in the same call, and the reads combined."""
+        `turned` marks (default: all) whose top-1 is under `half_turn_below` are read a second time turned 180°
+        (a second call on those only), and the two reads combined (`combine_half_turn`)."""
         if isinstance(crops, np.ndarray) and crops.ndim == 3:
             crops = crops[None]
         if len(crops) == 0:
