@@ -133,17 +133,16 @@ def half_turn_permutation(names: Sequence[str]) -> np.ndarray:
                      for j, n in enumerate(names)])
 
 
-def combine_half_turn(a: np.ndarray, b: np.ndarray, mode: str, names: Sequence[str] | None = None) -> np.ndarray:
-    """Two reads (N×K, the second already permuted) → one: "mean" of the probabilities, or "geo", their
-    normalised geometric mean (a class both reads doubt stays low); "face": which face it is from the geometric
-    mean of the two reads' face labels, but how likely it is face down and which way up each face lies from
-    the first read alone."""
+def combine_half_turn(a: np.ndarray, b: np.ndarray, mode: str, twin: np.ndarray | None = None) -> np.ndarray:
+    """Two reads (N×K, the second already permuted by `twin` = `half_turn_permutation` of the model's names) →
+    one: "mean" of the probabilities, or "geo", their normalised geometric mean (a class both reads doubt stays
+    low); "face" (needs `twin`): which face it is from the geometric mean of the two reads' face labels, but how
+    likely it is face down and which way up each face lies from the first read alone."""
     if mode == "mean":
         return (a + b) / 2
     if mode == "face":
-        assert names is not None
-        twin = half_turn_permutation(names)
-        back = np.array([twin[j] == j for j in range(len(names))])
+        assert twin is not None
+        back = twin == np.arange(len(twin))             # a label with no turned twin: face down
         la, lb = a + a[:, twin], b + b[:, twin]          # each column: its label's mass, both ways up
         g = np.sqrt(np.maximum(la, 1e-12) * np.maximum(lb, 1e-12))
         g[:, back] = 0.0
@@ -422,5 +421,5 @@ class TileClassifier:
         if len(again):
             (q,) = self.session.run(None, {self.input_name: np.ascontiguousarray(batch[again][:, :, ::-1, ::-1])})[:1]
             p[again] = combine_half_turn(p[again], np.asarray(q, np.float32)[:, self._half_turn_perm],
-                                         self.half_turn, self.names)
+                                         self.half_turn, self._half_turn_perm)
         return p
