@@ -73,6 +73,22 @@ def test_a_cleanly_read_hand_short_of_its_winning_tile_is_sure():
     assert r.cost == pytest.approx(reading.THIRTEEN_COST) and r.sure
 
 
+def test_thirteen_tiles_with_one_set_apart_are_a_tile_lost_not_sure():
+    """A photo that sets its winning tile apart shows 14 tiles: read as 13, one of the hand's was lost
+    (tune10_x3 #206, #236: a closed tile not boxed, read as a sure tenpai hand). Only a hand with no
+    tile set apart is short of its winning tile; the one read here costs about as much, yet is not sure."""
+    full = "1m 1m 1m 2m 3m 4m 5p 6p 7p 7s 8s 9s 5z | 5z"
+    tiles = scene_from_sequence(full, rng=random.Random(2))
+    lost = next(k for k, t in enumerate(tiles) if t.label == "2m")
+    r = read_hand(tiles[:lost] + tiles[lost + 1:])
+    assert r.sequence == "1m 1m 1m 3m 4m 5p 6p 7p 7s 8s 9s 5z | 5z"
+    assert r.error_code == "no_winning_tile"
+    assert r.cost - reading.THIRTEEN_COST <= reading.FAINT_TRY_ABOVE  # (bent no more than a sure short hand)
+    assert not r.sure
+    short = read_hand(scene_from_sequence("1m 1m 1m 3m 4m 5p 6p 7p 7s 8s 9s 5z 5z", rng=random.Random(2)))
+    assert short.error_code == "no_winning_tile" and short.sure  # the same tiles, none set apart
+
+
 def test_a_tile_boxed_twice_is_not_kept_twice_when_the_hand_is_whole():
     """The retry keeps a merged box only at a cost: one tile boxed twice in a whole hand stays one."""
     seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
