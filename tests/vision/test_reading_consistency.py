@@ -89,6 +89,24 @@ def test_thirteen_tiles_with_one_set_apart_are_a_tile_lost_not_sure():
     assert short.error_code == "no_winning_tile" and short.sure  # the same tiles, none set apart
 
 
+@pytest.mark.parametrize("gap, level, sure", [(0.02, 0.1, False), (-0.2, 0.3, False), (1.5, 0.0, True), (0.02, 1.5, True)])
+def test_a_box_touching_the_end_of_a_13_tile_hand_makes_it_unsure(gap, level, sure):
+    """The winning tile turned sideways whose shape read upright, then misread (tune9 #51: a lying 4s
+    read 4p at the end of 7m 7m … 9s), lies just past the closed part, out of the row: the 13-tile
+    reading then passes for a hand whose winning tile is not in the photo. A face-up box touching the
+    last closed tile, level with it, makes it unsure; one further off, or off the row's level, does not."""
+    seq = "1m 1m 1m 2m 3m 4m 5p 6p 7p 7s 8s 9s 5z"
+    tiles = scene_from_sequence(seq, rng=random.Random(2), gaps="none")
+    row = tuple(range(len(tiles)))
+    x2 = max(t.frame_box[2] for t in tiles)
+    box = (x2 + gap * 0.75 * U, -U + level * U, x2 + (gap + 1) * 0.75 * U, level * U)
+    beside = replace(tiles[0], box=box, frame_box=box, label="4p", candidates=(Candidate("4p", 0.96),))
+    assert read_hand(tiles, row=row).sure  # without it: a clean tenpai hand
+    r = read_hand(tiles + [beside], row=row)
+    assert r.sequence == seq and r.error_code == "no_winning_tile"
+    assert r.sure is sure
+
+
 def test_a_tile_boxed_twice_is_not_kept_twice_when_the_hand_is_whole():
     """The retry keeps a merged box only at a cost: one tile boxed twice in a whole hand stays one."""
     seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
