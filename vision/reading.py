@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Collection, Sequence
 
 from vision.classes import BACK, HALF_TURN_SYMMETRIC
-from vision.layout import PEN_MISSING_DRAWN, Arrangement, Group, arrange, merges_wider, plain
+from vision.layout import GAP, PEN_MISSING_DRAWN, Arrangement, Group, arrange, merges_wider, plain
 from vision.recognize import Pair, TileDetection
 from vision.sequence import format_sequence
 
@@ -135,12 +135,10 @@ PEN_THIRTEEN = 3.0
 # sure readings right det_test_h 108/113 -> 108/112, det_test_close_x3g 173/191 -> 173/190.
 THIRTEEN_COST = PEN_THIRTEEN + PEN_MISSING_DRAWN
 # Nor is a 13-tile reading with a face-up box it did not take touching its closed part's last tile (within
-# END_TOUCH_GAP of a tile's width, END_TOUCH_LEVEL of its height off its level): the winning tile turned
+# the layout's GAP of a tile's width, END_TOUCH_LEVEL of its height off its level): the winning tile turned
 # sideways whose shape read upright, then misread (tune9 #51: a lying 4s read 4p, beside a 13-tile 7m..9s).
 # Session 31 (on top of the rule above): tune sets 879 -> 881, none lost; held out det_test_x1g 227 -> 229,
 # det_test_close_x3g 217 -> 218, det_test_x3g and det_test_h unchanged.
-END_TOUCHED = True
-END_TOUCH_GAP = 0.18
 END_TOUCH_LEVEL = 0.5
 GAP_READS = (BACK, WHITE)
 
@@ -662,14 +660,15 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
 
 
 def _sure(best: tuple | None) -> bool:
-    """Was `best` read with little or no bending: its cost, beyond what a hand short of its winning
-    tile pays for that alone (THIRTEEN_COST), at most FAINT_TRY_ABOVE? A 13-tile reading that sets a
-    tile apart as the drawn one is no such hand (the photo shows its winning tile: a tile was lost)."""
+    """Was `best` (as `_best_reading` returns it) read with little or no bending: its cost, beyond what
+    a hand short of its winning tile pays for that alone (THIRTEEN_COST), at most FAINT_TRY_ABOVE? A
+    13-tile reading that sets a tile apart as the drawn one is no such hand (the photo shows its
+    winning tile: a tile was lost), nor one with an untaken box touching its last closed tile."""
     if best is None:
         return False
-    cost, arr = best[0], best[1]
+    cost, arr, laid = best[0], best[1], best[4]
     short = (arr.tile_count == 13 and not any(g.kind == "drawn" for g in arr.groups)
-             and (not END_TOUCHED or not _touches_closed_end(best[4], arr)))
+             and not _touches_closed_end(laid, arr))
     return (cost - THIRTEEN_COST if short else cost) <= FAINT_TRY_ABOVE
 
 
@@ -687,7 +686,7 @@ def _touches_closed_end(tiles: Sequence[TileDetection], arr: Arrangement) -> boo
         if k in used or t.label in (None, BACK):
             continue
         a1, b1, a2, b2 = t.frame_box
-        if x2 - 0.5 * w <= a1 <= x2 + END_TOUCH_GAP * w and abs((b1 + b2) - (y1 + y2)) / 2 <= END_TOUCH_LEVEL * h:
+        if x2 - 0.5 * w <= a1 <= x2 + GAP * w and abs((b1 + b2) - (y1 + y2)) / 2 <= END_TOUCH_LEVEL * h:
             return True
     return False
 
