@@ -673,11 +673,15 @@ def _duplicate(a: TileDetection, b: TileDetection, wide: bool = False) -> bool:
             and _apart_across(fa, fb) < across and _same_face(a, b))
 
 
+def wide_duplicate(a: TileDetection, b: TileDetection) -> bool:
+    """May `arrange(wide=True)` take these two boxes as one tile that `arrange` keeps apart?"""
+    return not (a.sideways or b.sideways) and _duplicate(a, b, wide=True) and not _duplicate(a, b)
+
+
 def merges_wider(tiles: Sequence[TileDetection]) -> bool:
     """Are there two boxes that `arrange(wide=True)` may take as one tile and `arrange` keeps apart?
     (Without them it lays out the same hands: the reading step then skips that retry.)"""
-    return any(_duplicate(a, b, wide=True) and not _duplicate(a, b)
-               for k, a in enumerate(tiles) if not a.sideways for b in tiles[k + 1:] if not b.sideways)
+    return any(wide_duplicate(a, b) for k, a in enumerate(tiles) for b in tiles[k + 1:])
 
 
 def _apart_across(a: Sequence[float], b: Sequence[float]) -> float:

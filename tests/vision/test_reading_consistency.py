@@ -107,6 +107,24 @@ def test_a_box_touching_the_end_of_a_13_tile_hand_makes_it_unsure(gap, level, su
     assert r.sure is sure
 
 
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_a_standing_tile_taken_twice_beside_a_drawn_tile_left_out_is_not_sure(seed, monkeypatch):
+    """A standing tile boxed by its face and with its top (one box 0.3 of a height above the other) read
+    as two tiles makes 14 with the drawn tile left out (tune9 #54: 7m 7m 7m … for 7m 7m … | 7z): the
+    hand is legal, so nothing but that pair and the box left beside it says the reading is wrong."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    tiles = scene_from_sequence(seq, rng=random.Random(seed))
+    i = next(k for k, t in enumerate(tiles) if t.label == "1z")
+    x1, y1, x2, y2 = tiles[i].frame_box
+    box = (x1, y1 - 0.3 * U, x2, y2 - 0.3 * U)
+    tiles = tiles[: i + 1] + [replace(tiles[i], box=box, frame_box=box, det_score=0.5)] + tiles[i + 1:]
+    r = read_hand(tiles)
+    assert r.sequence == "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 1z 5z 5z" and not r.sure
+    monkeypatch.setattr(reading, "TWICE_BESIDE", False)
+    assert read_hand(tiles).sure  # (read so, it passed as sure)
+    assert read_hand(scene_from_sequence(seq, rng=random.Random(seed))).sure  # without the second box
+
+
 def test_a_tile_boxed_twice_is_not_kept_twice_when_the_hand_is_whole():
     """The retry keeps a merged box only at a cost: one tile boxed twice in a whole hand stays one."""
     seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
