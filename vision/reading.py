@@ -668,7 +668,8 @@ def _sure(best: tuple | None) -> bool:
     """Was `best` (as `_best_reading` returns it) read with little or no bending: its cost, beyond what
     a hand short of its winning tile pays for that alone (THIRTEEN_COST), at most FAINT_TRY_ABOVE? A
     13-tile reading that sets a tile apart as the drawn one is no such hand (the photo shows its
-    winning tile: a tile was lost), nor one with an untaken box touching its last closed tile."""
+    winning tile: a tile was lost), nor one with an untaken box touching its last closed tile; and no
+    reading is sure that takes one standing tile boxed twice with an untaken box just past its end."""
     if best is None:
         return False
     cost, arr, laid = best[0], best[1], best[4]
@@ -679,37 +680,33 @@ def _sure(best: tuple | None) -> bool:
     return (cost - THIRTEEN_COST if short else cost) <= FAINT_TRY_ABOVE
 
 
-def _twice_with_one_beside(tiles: Sequence[TileDetection], arr: Arrangement) -> bool:
-    """Does `arr` take both boxes of one standing tile boxed twice (`layout.wide_duplicate`) while a face-up
-    box it did not take lies just past its last tile (its drawn tile, left out to keep 14)?"""
-    used = sorted(arr.used)
-    if not any(wide_duplicate(tiles[a], tiles[b]) for k, a in enumerate(used) for b in used[k + 1:]):
-        return False
-    last = max(used, key=lambda i: tiles[i].frame_box[2])
+def _untaken_box_past(tiles: Sequence[TileDetection], used: Collection[int], last: int, reach: float) -> bool:
+    """Does a face-up box not in `used` start from half a tile before tile `last`'s right edge to `reach` of
+    its width past it, level with it (within END_TOUCH_LEVEL of its height)?"""
     x1, y1, x2, y2 = tiles[last].frame_box
     w, h = x2 - x1, y2 - y1
-    return any(k not in arr.used and t.label not in (None, BACK) and x2 - 0.5 * w <= t.frame_box[0] <= x2 + w
+    return any(k not in used and t.label not in (None, BACK) and x2 - 0.5 * w <= t.frame_box[0] <= x2 + reach * w
                and abs((t.frame_box[1] + t.frame_box[3]) - (y1 + y2)) / 2 <= END_TOUCH_LEVEL * h
                for k, t in enumerate(tiles))
 
 
+def _twice_with_one_beside(tiles: Sequence[TileDetection], arr: Arrangement) -> bool:
+    """Does `arr` take both boxes of one standing tile boxed twice (`layout.wide_duplicate`) while a face-up
+    box it did not take lies within a tile's width past its last tile (its drawn tile, left out to keep 14)?"""
+    used = arr.used
+    order = sorted(used)
+    if not any(wide_duplicate(tiles[a], tiles[b]) for k, a in enumerate(order) for b in order[k + 1:]):
+        return False
+    return _untaken_box_past(tiles, used, max(used, key=lambda i: tiles[i].frame_box[2]), 1.0)
+
+
 def _touches_closed_end(tiles: Sequence[TileDetection], arr: Arrangement) -> bool:
-    """Does a face-up box the hand did not take touch its closed part's last tile, level with it? (The
-    winning tile turned sideways, misread: its box then reads as another face, upright.)"""
+    """Does a face-up box the hand did not take touch its closed part's last tile (within the layout's GAP),
+    level with it? (The winning tile turned sideways, misread: its box then reads as another face, upright.)"""
     closed = next((g for g in arr.groups if g.kind == "closed" and g.tiles), None)
     if closed is None:
         return False
-    last = max(closed.tiles, key=lambda i: tiles[i].frame_box[2])
-    x1, y1, x2, y2 = tiles[last].frame_box
-    w, h = x2 - x1, y2 - y1
-    used = arr.used
-    for k, t in enumerate(tiles):
-        if k in used or t.label in (None, BACK):
-            continue
-        a1, b1, a2, b2 = t.frame_box
-        if x2 - 0.5 * w <= a1 <= x2 + GAP * w and abs((b1 + b2) - (y1 + y2)) / 2 <= END_TOUCH_LEVEL * h:
-            return True
-    return False
+    return _untaken_box_past(tiles, arr.used, max(closed.tiles, key=lambda i: tiles[i].frame_box[2]), GAP)
 
 
 def _best_reading(tiles: list[TileDetection], arrangements: Sequence[Arrangement], players: int,
