@@ -139,7 +139,11 @@ class TileDetector:
 
     def __init__(self, path: str | Path = DEFAULT_PATH, threads: int = 2, *, conf: float | None = None,
                  iou: float | None = None, imgsz: int | None = None, parts: PartRule | None = None,
-                 vote: float | None = None, flip: bool = False, flip_adds: bool = True):
+                 vote: float | None = None, flip: bool = False, flip_adds: bool = True,
+                 fit: float | None | str = "model"):
+        """`fit`: detect again at a smaller input when the tiles come out much larger than this (px in
+        the network's input; see `fitted_imgsz`); "model" takes the model's `tsumo_fit` (absent = off),
+        None turns it off."""
         path = Path(path)
         self.session = cpu_session(path, threads, "detector model")
         self.input_name = self.session.get_inputs()[0].name
@@ -156,6 +160,9 @@ class TileDetector:
         self.vote = vote
         self.flip = flip
         self.flip_adds = flip_adds
+        if fit == "model":
+            fit = meta.get("tsumo_fit") or None
+        self.fit: float | None = None if fit is None else float(fit)
 
     def variant(self, **changes) -> TileDetector:
         """The same loaded model seen another way (`flip`, `vote`, `imgsz`, …): a second look at a
@@ -202,6 +209,10 @@ class TileDetector:
         if self.parts is not None:
             kept = drop_parts(boxes, s, self.parts)
             boxes, s = boxes[kept], s[kept]
+        if self.fit is not None:
+            smaller = fitted_imgsz(boxes, size, self.fit)
+            if smaller is not None:
+                return self.variant(fit=None).detect(image_rgb, imgsz=smaller, conf=conf)
         boxes[:, [0, 2]] = np.clip((boxes[:, [0, 2]] - lb.pad_x) / lb.scale, 0, w)
         boxes[:, [1, 3]] = np.clip((boxes[:, [1, 3]] - lb.pad_y) / lb.scale, 0, h)
         return [Box(float(a), float(b), float(c), float(d), float(e)) for (a, b, c, d), e in zip(boxes, s)
@@ -214,6 +225,29 @@ class TileDetector:
         keep = scores >= threshold
         cx, cy, bw, bh = out[:4, keep]
         return np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1), scores[keep]
+
+
+# A close-up (the phone a hand's width from the tiles, or part of the row filling the photo) shows
+# tiles at 80-200 px in the detector's 512-px input, where the detector, trained on tiles of about
+# 15-65 px there, scores them low and boxes them in parts. `TileDetector(fit=...)` (metadata
+# `tsumo_fit`) then detects again at the input size that brings them to `fit` px. Session 32,
+# tune sets, first pass and its looks (close / 10x3 / 9x3 / 9), by (fit, FIT_ABOVE): (40, 1.4)
+# +2 -3 / 0 / +1 -1; (48, 1.5) +1 / 0 / 0; (48, 1.75) -1 / 0 / 0; (56, 1.5) -1 / 0; (40, 2.0)
+# +2 / 0 / 0 / 0. Real-dev hand tiles cut five to a photo: boxed 37 of 55 plain, 46 fitted.
+FIT_ABOVE = 2.0  # (times `fit`) how large the tiles must be for a second, smaller detection
+FIT_MIN_IMGSZ = 160
+
+
+def fitted_imgsz(boxes: np.ndarray, imgsz: int, fit: float) -> int | None:
+    """A smaller input size at which the larger quarter of these boxes (network-input px at `imgsz`)
+    would be about `fit` px long, when they are over FIT_ABOVE times that now; else None."""
+    if len(boxes) < 2:
+        return None
+    big = float(np.percentile(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]), 75))
+    if big <= FIT_ABOVE * fit:
+        return None
+    size = max(FIT_MIN_IMGSZ, int(round(imgsz * fit / big / STRIDE)) * STRIDE)
+    return size if size < imgsz else None
 
 
 def vote_boxes(boxes: np.ndarray, scores: np.ndarray, kept: np.ndarray, iou: float) -> np.ndarray:
