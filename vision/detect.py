@@ -175,7 +175,8 @@ class TileDetector:
         return other
 
     def detect(self, image_rgb: np.ndarray, *, imgsz: int | None = None, conf: float | None = None) -> list[Box]:
-        """Tiles in an RGB uint8 photo (any size), best first. `imgsz` overrides the input size."""
+        """Tiles in an RGB uint8 photo (any size), best first. `imgsz` overrides the input size; with `fit`,
+        a detection whose tiles come out over FIT_ABOVE × `fit` px is made again at `fitted_imgsz`."""
         if not isinstance(image_rgb, np.ndarray) or image_rgb.ndim != 3 or image_rgb.shape[2] != 3:
             raise ValueError("detect() needs an H×W×3 RGB uint8 image")
         if image_rgb.dtype != np.uint8:
