@@ -109,3 +109,36 @@ def test_model_meta_refuses_bad_input(model_copy, tmp_path, capsys):
     assert model_meta.main([str(model_copy), "no_equals_sign"]) == 2
     assert "KEY=VALUE" in capsys.readouterr().err
     assert model_meta.main([str(model_copy), "=5"]) == 2
+
+
+def _run_in(reading: str, five: list[str]) -> bool:
+    """Are these five tiles read side by side, in order, somewhere in the reading's sequence?"""
+    seq = reading.replace("|", " ").replace("-", "").replace("=", "").split()
+    return any(seq[i:i + 5] == five for i in range(len(seq) - 4))
+
+
+@pytest.mark.slow
+def test_close_ups_of_real_tiles_read_end_to_end_when_fitted():
+    """The whole reader on the same close-ups (each cut holds slivers of its neighbours, so the
+    reading may have extra tiles at its ends): the five tiles read in order. Measured (session 32):
+    7 of 10 cuts with the fit, 3 without."""
+    import real_data
+
+    from vision.pipeline import ALT_FILE, MODELS_DIR, PhotoReader
+
+    fives = []
+    for ph in real_data.real_dev():
+        order = np.argsort(np.asarray(ph.boxes)[:, 0])
+        labels = [ph.labels[i] for i in order]
+        fives += [labels[s:s + 5] for s in range(0, len(labels) - 4, 4)]
+    reader = PhotoReader(threads=2)
+    plain = PhotoReader(threads=2, detector=TileDetector(DEFAULT_PATH, threads=2, fit=None),
+                        alt=TileDetector(MODELS_DIR / ALT_FILE, threads=2))
+    assert reader.detector.fit and plain.detector.fit is None
+    assert [look.name for look in plain.looks] == [look.name for look in reader.looks]  # (the same looks)
+    cuts = list(_close_ups())
+    assert len(cuts) == len(fives) >= 10
+    fitted = sum(_run_in(reader.read(crop).sequence, five) for (crop, _), five in zip(cuts, fives))
+    unfitted = sum(_run_in(plain.read(crop).sequence, five) for (crop, _), five in zip(cuts, fives))
+    assert fitted >= 0.6 * len(cuts)
+    assert fitted >= unfitted + 0.3 * len(cuts)
