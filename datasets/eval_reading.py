@@ -44,7 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from miss_causes import CAUSES, TILE_COUNTS, first_cause, hand_tile_states, tile_counts  # noqa: E402
+from miss_causes import CAUSES, TILE_COUNTS, first_cause, hand_tile_states, scores_alike, tile_counts  # noqa: E402
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import ALT_FILE, CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
 
@@ -67,7 +67,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
     for folder in sets:
         rows = load_set(folder, limit)
-        per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "sure": [], "causes": {},
+        per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "sure": [], "alike": [], "causes": {},
                      "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "unboxed_by_cause": {}, "by_table": {}}
                     for _ in pairs]
         legible = _legible_hand_tiles(folder, rows)
@@ -83,6 +83,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 per_pair[k]["ms"] += (time.perf_counter() - t0) * 1000
                 per_pair[k]["reads"].append(reading.sequence)
                 per_pair[k]["sure"].append(bool(reading.sure))
+                per_pair[k]["alike"].append(scores_alike(row.get("hand"), reading.hand))
                 exact = reading.sequence == row["sequence"]
                 states = hand_tile_states(row["tiles"], reading)
                 counts = tile_counts(states)
@@ -104,6 +105,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                     unboxed[cause] = unboxed.get(cause, 0) + counts["n"] - counts["boxed"]
         for res in per_pair:
             res["surely"] = sure_counts(res["sure"], res["misses"])
+            res["scoring"] = scoring_counts(res["alike"], res["sure"], [r.get("hand") is not None for r in rows])
             res["n"] = len(rows)
             res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)
         out["sets"][str(folder)] = {"truth": [r["sequence"] for r in rows], "results": per_pair}
@@ -116,6 +118,20 @@ def sure_counts(sure: list[bool], misses: list[int]) -> dict:
     missed = set(misses)
     return {"sure": sum(sure), "sure_exact": sum(s and i not in missed for i, s in enumerate(sure)),
             "misses": len(missed), "misses_unsure": sum(not sure[i] for i in missed)}
+
+
+def scoring_counts(alike: list[bool], sure: list[bool], whole: list[bool]) -> dict:
+    """Photos whose reading scores as the labelled hand would (`miss_causes.scores_alike`): of the photos
+    that show a whole hand, and of those read surely. What the product's user gets right: a miss that only
+    notates the hand another way (a drawn tile's gap) is not a wrong score."""
+    return {"whole": sum(whole), "alike": sum(alike), "sure": sum(s and w for s, w in zip(sure, whole)),
+            "sure_alike": sum(s and a for s, a in zip(sure, alike))}
+
+
+def scoring_rates(c: dict) -> str:
+    """`scoring_counts` for printing."""
+    return (f"scored as labelled: {c['alike']} of {c['whole']} whole hands; read surely {c['sure']}, "
+            f"{c['sure_alike']} of them scored as labelled ({100 * c['sure_alike'] / max(c['sure'], 1):.1f} %)")
 
 
 def sure_rates(c: dict) -> str:
@@ -299,7 +315,7 @@ def summary(result: dict) -> dict:
             row = {"exact": r["exact"], "n": r["n"], "mean_ms": r["mean_ms"], "misses": r["misses"],
                    "causes": r["causes"], "tiles": r["tiles"], "by_class": r["by_class"],
                    "unboxed_by_cause": r["unboxed_by_cause"], "by_table": r["by_table"], "surely": r["surely"],
-                   **({"legible_tiles": r["legible_tiles"]} if "legible_tiles" in r else {})}
+                   "scoring": r["scoring"], **({"legible_tiles": r["legible_tiles"]} if "legible_tiles" in r else {})}
             if k:
                 first, this = set(res[0]["misses"]), set(r["misses"])
                 row["only_first_reads"] = sorted(this - first)
@@ -356,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
                 print("    hand tiles with no box, by their photo's first cause: " + ", ".join(
                     f"{c} {r['unboxed_by_cause'][c]}" for c in CAUSES if r["unboxed_by_cause"].get(c)))
                 print("    " + sure_rates(r["surely"]))
+                print("    " + scoring_rates(r["scoring"]))
                 print("    exact by table: " + ", ".join(f"{kind} {e}/{n}" for kind, (n, e) in sorted(r["by_table"].items())))
                 if "legible_tiles" in r:
                     print("    legible: " + tile_rates(r["legible_tiles"]))

@@ -128,3 +128,27 @@ def tile_counts(states: Sequence[tuple[bool, bool, bool]], which: Sequence[bool]
     if which is not None:
         states = [st for st, keep in zip(states, which, strict=True) if keep]
     return {"n": len(states), **{key: sum(st[j] for st in states) for j, key in enumerate(TILE_COUNTS[1:])}}
+
+
+def scoring_hand(hand: dict | None) -> tuple | None:
+    """What of a CONTRACTS §1 hand its score depends on and a photo shows: the closed tiles, the winning
+    tile, the melds in any order (kind, tiles, called tile, who from) and set-aside norths. None for no hand.
+    Why: two sequences can differ in notation only (the drawn tile's gap not seen: "9m | 9m" read as
+    "9m 9m", whose winning tile is then the last closed one, 9m again) and score the same in any context."""
+    if not hand:
+        return None
+    from scoring.tiles import format_tiles, parse_tiles
+
+    def tiles(text: str) -> str:
+        return format_tiles(parse_tiles(text), sort=True)
+
+    melds = sorted((m["kind"], tiles(m["tiles"]), m.get("called") or "", m.get("from") or "")
+                   for m in hand.get("melds", []))
+    return tiles(hand.get("concealed", "")), hand.get("win_tile"), tuple(melds), int(hand.get("nukidora", 0) or 0)
+
+
+def scores_alike(label_hand: dict | None, read_hand: dict | None) -> bool:
+    """Does the reading give the labelled hand for scoring (`scoring_hand`)? A photo with no labelled hand
+    (part of a row) never does."""
+    truth = scoring_hand(label_hand)
+    return truth is not None and truth == scoring_hand(read_hand)

@@ -55,6 +55,18 @@ def test_same_pair_twice_agrees_and_counts_against_the_truth(rendered, tmp_path)
     assert surely["sure_exact"] == sum(s and r == want for s, r, want in zip(first["sure"], first["reads"], truth))
     assert surely["misses_unsure"] == sum(not first["sure"][i] for i in first["misses"])
     assert short[0]["surely"] == surely
+    # scored as labelled: an exact reading always is (each of these photos shows a whole hand)
+    scoring = first["scoring"]
+    assert scoring["whole"] == 3 and short[0]["scoring"] == scoring
+    assert all(a for a, r, want in zip(first["alike"], first["reads"], truth) if r == want)
+    assert scoring["alike"] == sum(first["alike"]) >= first["exact"]
+
+
+def test_scoring_counts_count_whole_hands_only():
+    c = eval_reading.scoring_counts([True, False, True, False], [True, True, False, True], [True, True, True, False])
+    assert c == {"whole": 3, "alike": 2, "sure": 2, "sure_alike": 1}
+    assert eval_reading.scoring_rates(c) == ("scored as labelled: 2 of 3 whole hands; read surely 2, "
+                                             "1 of them scored as labelled (50.0 %)")
 
 
 def test_sure_counts_tally_each_photo_once():

@@ -105,3 +105,34 @@ def test_tile_counts_follow_each_hand_tile_through_the_reader():
     assert miss_causes.tile_counts(miss_causes.hand_tile_states(TRUTH, reading(right, [0, 1]))) == {"n": 3, "boxed": 3, "taken": 2, "right": 2}
     with pytest.raises(ValueError):  # the flags must cover every hand tile
         miss_causes.tile_counts(states, [True])
+
+
+HAND = {"concealed": "11m", "win_tile": "1m", "win": "tsumo", "players": 4, "rules": "tenhou",
+        "melds": [{"kind": "chi", "tiles": "456p", "called": "5p", "from": "left"},
+                  {"kind": "pon", "tiles": "777z", "called": "7z", "from": "left"},
+                  {"kind": "pon", "tiles": "111p", "called": "1p", "from": "left"},
+                  {"kind": "pon", "tiles": "555s", "called": "5s", "from": "right"}]}
+
+
+def test_a_hand_notated_another_way_scores_alike():
+    """tune10_x3 #82: "1m | 1m | …" read "1m 1m | …" (the drawn tile's gap not seen): the reader takes the
+    last closed tile as the winning one, 1m again, and lists the melds right to left: the same hand."""
+    from miss_causes import scores_alike
+
+    read = {"concealed": "11m", "win_tile": "1m", "melds": list(reversed(HAND["melds"]))}
+    assert scores_alike(HAND, read)
+    assert scores_alike({**HAND, "concealed": "0556p"}, {**read, "concealed": "5605p"})  # the same tiles, in any order
+
+
+def test_a_hand_read_otherwise_does_not_score_alike():
+    from miss_causes import scores_alike
+
+    read = {"concealed": "11m", "win_tile": "1m", "melds": HAND["melds"]}
+    assert not scores_alike(HAND, {**read, "concealed": "22m", "win_tile": "2m"})
+    assert not scores_alike(HAND, {**read, "concealed": "05m"})  # a red five is another tile
+    kakan = {**HAND["melds"][1], "kind": "kakan", "tiles": "7777z"}
+    assert not scores_alike({**HAND, "melds": [kakan] + HAND["melds"][1:]}, read)  # an added kan read as a pon
+    called_across = {**HAND["melds"][3], "from": "across"}
+    assert not scores_alike(HAND, {**read, "melds": HAND["melds"][:3] + [called_across]})
+    assert not scores_alike({**HAND, "nukidora": 1}, read)
+    assert not scores_alike(HAND, None) and not scores_alike(None, read) and not scores_alike(None, None)
