@@ -83,7 +83,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 per_pair[k]["ms"] += (time.perf_counter() - t0) * 1000
                 per_pair[k]["reads"].append(reading.sequence)
                 per_pair[k]["sure"].append(bool(reading.sure))
-                per_pair[k]["alike"].append(scores_alike(row.get("hand"), reading.hand))
+                per_pair[k]["alike"].append(scores_alike(row, reading.hand))
                 exact = reading.sequence == row["sequence"]
                 states = hand_tile_states(row["tiles"], reading)
                 counts = tile_counts(states)

@@ -130,11 +130,11 @@ def tile_counts(states: Sequence[tuple[bool, bool, bool]], which: Sequence[bool]
     return {"n": len(states), **{key: sum(st[j] for st in states) for j, key in enumerate(TILE_COUNTS[1:])}}
 
 
-def scoring_hand(hand: dict | None) -> tuple | None:
+
+def scoring_hand(hand: dict | None, *, win_tile: bool = True) -> tuple | None:
     """What of a CONTRACTS §1 hand its score depends on and a photo shows: the closed tiles, the winning
-    tile, the melds in any order (kind, tiles, called tile, who from) and set-aside norths. None for no hand.
-    Why: two sequences can differ in notation only (the drawn tile's gap not seen: "9m | 9m" read as
-    "9m 9m", whose winning tile is then the last closed one, 9m again) and score the same in any context."""
+    tile (unless `win_tile` is False), the melds in any order (kind, tiles, called tile, who from) and
+    set-aside norths. None for no hand."""
     if not hand:
         return None
     from scoring.tiles import format_tiles, parse_tiles
@@ -144,11 +144,27 @@ def scoring_hand(hand: dict | None) -> tuple | None:
 
     melds = sorted((m["kind"], tiles(m["tiles"]), m.get("called") or "", m.get("from") or "")
                    for m in hand.get("melds", []))
-    return tiles(hand.get("concealed", "")), hand.get("win_tile"), tuple(melds), int(hand.get("nukidora", 0) or 0)
+    return (tiles(hand.get("concealed", "")), hand.get("win_tile") if win_tile else None, tuple(melds),
+            int(hand.get("nukidora", 0) or 0))
 
 
-def scores_alike(label_hand: dict | None, read_hand: dict | None) -> bool:
-    """Does the reading give the labelled hand for scoring (`scoring_hand`)? A photo with no labelled hand
-    (part of a row) never does."""
-    truth = scoring_hand(label_hand)
-    return truth is not None and truth == scoring_hand(read_hand)
+def win_tile_shown(sequence: str, hand: dict) -> bool:
+    """Does the photo say which tile won: set apart (the closed part one tile short of the hand's) or
+    lying sideways at the closed part's end? Otherwise the reader can only assume it (the last closed
+    tile), and the product asks the user."""
+    closed = sequence.split("|")[0].split()
+    short = 14 - 3 * len(hand.get("melds", [])) - 1
+    return len(closed) == short or bool(closed) and closed[-1].endswith("-")
+
+
+def scores_alike(label: dict, read_hand: dict | None) -> bool:
+    """Does the reading give the labelled photo's hand for scoring (`scoring_hand`), its winning tile
+    compared only where the photo shows it (`win_tile_shown`)? A photo with no labelled hand (part of a
+    row) never does. Why: sequences can differ in notation only (the drawn tile's gap not seen: "9m | 9m"
+    read as "9m 9m", whose winning tile is then the last closed one, 9m again) and score the same."""
+    hand = label.get("hand")
+    if not hand:
+        return False
+    shown = win_tile_shown(label["sequence"], hand)
+    truth = scoring_hand(hand, win_tile=shown)
+    return truth == scoring_hand(read_hand, win_tile=shown)

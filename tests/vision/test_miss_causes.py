@@ -112,6 +112,7 @@ HAND = {"concealed": "11m", "win_tile": "1m", "win": "tsumo", "players": 4, "rul
                   {"kind": "pon", "tiles": "777z", "called": "7z", "from": "left"},
                   {"kind": "pon", "tiles": "111p", "called": "1p", "from": "left"},
                   {"kind": "pon", "tiles": "555s", "called": "5s", "from": "right"}]}
+LABEL = {"sequence": "1m | 1m | 5p- 4p 6p | 7z- 7z 7z | 1p- 1p 1p | 5s 5s 5s-", "hand": HAND}
 
 
 def test_a_hand_notated_another_way_scores_alike():
@@ -120,19 +121,31 @@ def test_a_hand_notated_another_way_scores_alike():
     from miss_causes import scores_alike
 
     read = {"concealed": "11m", "win_tile": "1m", "melds": list(reversed(HAND["melds"]))}
-    assert scores_alike(HAND, read)
-    assert scores_alike({**HAND, "concealed": "0556p"}, {**read, "concealed": "5605p"})  # the same tiles, in any order
+    assert scores_alike(LABEL, read)
+    red = {"sequence": "0p 5p | 5p | 6p- 5p 7p", "hand": {"concealed": "055p", "win_tile": "5p", "melds": []}}
+    assert scores_alike(red, {"concealed": "505p", "win_tile": "5p", "melds": []})  # the same tiles, any order
+
+
+def test_the_winning_tile_counts_only_where_the_photo_shows_it():
+    from miss_causes import scores_alike, win_tile_shown
+
+    assert win_tile_shown(LABEL["sequence"], HAND)  # set apart
+    assert win_tile_shown("1m 1m- | 5p- 4p 6p | 7z- 7z 7z | 1p- 1p 1p | 5s 5s 5s-", HAND)  # sideways at the end
+    in_row = {"sequence": "1m 1m | 5p- 4p 6p | 7z- 7z 7z | 1p- 1p 1p | 5s 5s 5s-", "hand": HAND}
+    assert not win_tile_shown(in_row["sequence"], HAND)
+    guessed = {"concealed": "11m", "win_tile": "5p", "melds": HAND["melds"]}  # (as if the reader had chosen 5p)
+    assert scores_alike(in_row, guessed) and not scores_alike(LABEL, guessed)
 
 
 def test_a_hand_read_otherwise_does_not_score_alike():
     from miss_causes import scores_alike
 
     read = {"concealed": "11m", "win_tile": "1m", "melds": HAND["melds"]}
-    assert not scores_alike(HAND, {**read, "concealed": "22m", "win_tile": "2m"})
-    assert not scores_alike(HAND, {**read, "concealed": "05m"})  # a red five is another tile
+    assert not scores_alike(LABEL, {**read, "concealed": "22m", "win_tile": "2m"})
+    assert not scores_alike(LABEL, {**read, "concealed": "01m"})  # a red five is another tile
     kakan = {**HAND["melds"][1], "kind": "kakan", "tiles": "7777z"}
-    assert not scores_alike({**HAND, "melds": [kakan] + HAND["melds"][1:]}, read)  # an added kan read as a pon
+    assert not scores_alike({**LABEL, "hand": {**HAND, "melds": [kakan] + HAND["melds"][1:]}}, read)  # a kan read as a pon
     called_across = {**HAND["melds"][3], "from": "across"}
-    assert not scores_alike(HAND, {**read, "melds": HAND["melds"][:3] + [called_across]})
-    assert not scores_alike({**HAND, "nukidora": 1}, read)
-    assert not scores_alike(HAND, None) and not scores_alike(None, read) and not scores_alike(None, None)
+    assert not scores_alike(LABEL, {**read, "melds": HAND["melds"][:3] + [called_across]})
+    assert not scores_alike({**LABEL, "hand": {**HAND, "nukidora": 1}}, read)
+    assert not scores_alike(LABEL, None) and not scores_alike({"sequence": "1m 2m", "hand": None}, None)
