@@ -44,7 +44,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from miss_causes import CAUSES, TILE_COUNTS, first_cause, hand_tile_states, scores_alike, tile_counts  # noqa: E402
+from miss_causes import (CAUSES, TILE_COUNTS, first_cause, hand_tile_states, scores_alike,  # noqa: E402
+                         tile_counts, whole_hand)
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import ALT_FILE, CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
 
@@ -105,7 +106,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                     unboxed[cause] = unboxed.get(cause, 0) + counts["n"] - counts["boxed"]
         for res in per_pair:
             res["surely"] = sure_counts(res["sure"], res["misses"])
-            res["scoring"] = scoring_counts(res["alike"], res["sure"], [r.get("hand") is not None for r in rows])
+            res["scoring"] = scoring_counts(res["alike"], res["sure"], [whole_hand(r.get("hand")) for r in rows])
             res["n"] = len(rows)
             res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)
         out["sets"][str(folder)] = {"truth": [r["sequence"] for r in rows], "results": per_pair}

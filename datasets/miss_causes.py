@@ -148,6 +148,16 @@ def scoring_hand(hand: dict | None, *, win_tile: bool = True) -> tuple | None:
             int(hand.get("nukidora", 0) or 0))
 
 
+def whole_hand(hand: dict | None) -> bool:
+    """Is this labelled §1 hand a whole one (14 tiles, a meld counting 3)? A render showing part of the row
+    labels only the tiles it shows."""
+    if not hand:
+        return False
+    from scoring.tiles import parse_tiles
+
+    return len(parse_tiles(hand.get("concealed", ""))) == 14 - 3 * len(hand.get("melds", []))
+
+
 def win_tile_shown(sequence: str, hand: dict) -> bool:
     """Does the photo say which tile won: set apart (the closed part one tile short of the hand's) or
     lying sideways at the closed part's end? Otherwise the reader can only assume it (the last closed
@@ -159,11 +169,11 @@ def win_tile_shown(sequence: str, hand: dict) -> bool:
 
 def scores_alike(label: dict, read_hand: dict | None) -> bool:
     """Does the reading give the labelled photo's hand for scoring (`scoring_hand`), its winning tile
-    compared only where the photo shows it (`win_tile_shown`)? A photo with no labelled hand (part of a
-    row) never does. Why: sequences can differ in notation only (the drawn tile's gap not seen: "9m | 9m"
+    compared only where the photo shows it (`win_tile_shown`)? A photo of part of a row (no `whole_hand`)
+    never does. Why: sequences can differ in notation only (the drawn tile's gap not seen: "9m | 9m"
     read as "9m 9m", whose winning tile is then the last closed one, 9m again) and score the same."""
     hand = label.get("hand")
-    if not hand:
+    if not whole_hand(hand):
         return False
     shown = win_tile_shown(label["sequence"], hand)
     truth = scoring_hand(hand, win_tile=shown)

@@ -122,8 +122,9 @@ def test_a_hand_notated_another_way_scores_alike():
 
     read = {"concealed": "11m", "win_tile": "1m", "melds": list(reversed(HAND["melds"]))}
     assert scores_alike(LABEL, read)
-    red = {"sequence": "0p 5p | 5p | 6p- 5p 7p", "hand": {"concealed": "055p", "win_tile": "5p", "melds": []}}
-    assert scores_alike(red, {"concealed": "505p", "win_tile": "5p", "melds": []})  # the same tiles, any order
+    red = {"sequence": "0p 1s 2s 3s 4s 5s 6s 7s 8s 9s | 5p | 5p- 4p 6p",
+           "hand": {"concealed": "05p123456789s", "win_tile": "5p", "melds": [HAND["melds"][0]]}}
+    assert scores_alike(red, {"concealed": "123456789s50p", "win_tile": "5p", "melds": [HAND["melds"][0]]})  # any order
 
 
 def test_the_winning_tile_counts_only_where_the_photo_shows_it():
@@ -149,3 +150,13 @@ def test_a_hand_read_otherwise_does_not_score_alike():
     assert not scores_alike(LABEL, {**read, "melds": HAND["melds"][:3] + [called_across]})
     assert not scores_alike({**LABEL, "hand": {**HAND, "nukidora": 1}}, read)
     assert not scores_alike(LABEL, None) and not scores_alike({"sequence": "1m 2m", "hand": None}, None)
+    # det_test_close_x3g #250: part of a row, labelled with the six tiles it shows, read exactly and no hand
+    part = {"sequence": "9m 2p 3p 4p 1z 1z-", "hand": {"concealed": "9m234p11z", "win_tile": "1z", "melds": []}}
+    assert not scores_alike(part, None) and not scores_alike(part, part["hand"])
+
+
+def test_a_whole_hand_has_fourteen_tiles_a_meld_counting_three():
+    from miss_causes import whole_hand
+
+    assert whole_hand(HAND) and whole_hand({"concealed": "19m19p19s11234567z", "melds": []})
+    assert not whole_hand({"concealed": "9m234p11z", "melds": []}) and not whole_hand(None)
