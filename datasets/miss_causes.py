@@ -18,6 +18,8 @@ the first that holds is the photo's cause:
   (`wrong_class_top_k` when the truth was among the tile's runner-up classes: the consistency
   search could have chosen it);
 - `layout`: the right boxes and classes, laid out wrong (meld split, sideways tile, drawn tile…).
+
+`scores_alike` says whether a reading, exact or not, gives the labelled hand for scoring.
 """
 from __future__ import annotations
 
@@ -128,7 +130,6 @@ def tile_counts(states: Sequence[tuple[bool, bool, bool]], which: Sequence[bool]
     if which is not None:
         states = [st for st, keep in zip(states, which, strict=True) if keep]
     return {"n": len(states), **{key: sum(st[j] for st in states) for j, key in enumerate(TILE_COUNTS[1:])}}
-
 
 
 def scoring_hand(hand: dict | None, *, win_tile: bool = True) -> tuple | None:
