@@ -11,6 +11,12 @@ def box_areas(boxes: np.ndarray) -> np.ndarray:
     return np.maximum(boxes[..., 2] - boxes[..., 0], 0) * np.maximum(boxes[..., 3] - boxes[..., 1], 0)
 
 
+def long_sides(boxes: np.ndarray) -> np.ndarray:
+    """The longer side of each xyxy box (N×4, in its own dtype): a tile's size whichever way it lies."""
+    boxes = np.asarray(boxes).reshape(-1, 4)
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
 def intersections(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Pairwise intersection areas of xyxy boxes a (N×4) and b (M×4): N×M."""
     a, b = np.asarray(a, float).reshape(-1, 4), np.asarray(b, float).reshape(-1, 4)

@@ -18,7 +18,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.boxes import box_areas, intersections, ious
+from vision.boxes import box_areas, intersections, ious, long_sides
 from vision.runtime import cpu_session
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
@@ -244,7 +244,7 @@ def fitted_imgsz(boxes: np.ndarray, imgsz: int, fit: float) -> int | None:
     would be about `fit` px long, when they are over FIT_ABOVE times that now; else None."""
     if len(boxes) < 2:
         return None
-    big = float(np.percentile(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]), 75))
+    big = float(np.percentile(long_sides(boxes), 75))
     if big <= FIT_ABOVE * fit:
         return None
     size = max(FIT_MIN_IMGSZ, int(round(imgsz * fit / big / STRIDE)) * STRIDE)

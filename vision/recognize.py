@@ -23,7 +23,7 @@ from typing import Callable, Protocol, Sequence
 import cv2
 import numpy as np
 
-from vision.boxes import box_areas, intersections
+from vision.boxes import box_areas, intersections, long_sides
 from vision.classes import BACK, CLASS_INDEX, HALF_TURN_SYMMETRIC, SUITS, TILE_CLASSES, plain
 from vision.detect import STRIDE, PartRule, drop_parts
 
@@ -667,7 +667,7 @@ def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3,
     (stacked kan tiles, the drawn tile, nuki-dora). `along`: anywhere along the row, only the
     distance from its level counts (the row's band)."""
     rb = frame_boxes[list(row)]
-    long_side = float(np.median(np.maximum(rb[:, 2] - rb[:, 0], rb[:, 3] - rb[:, 1])))
+    long_side = float(np.median(long_sides(rb)))
     yc = float(np.median((rb[:, 1] + rb[:, 3]) / 2))
     near = np.abs((frame_boxes[:, 1] + frame_boxes[:, 3]) / 2 - yc) < reach * long_side
     if along:
@@ -905,7 +905,7 @@ def _small_for(detector: Detector, row_boxes: np.ndarray, shape: tuple[int, ...]
     imgsz = getattr(detector, "imgsz", None)
     if not imgsz or len(row_boxes) < 3:
         return False
-    long_side = float(np.median(np.maximum(row_boxes[:, 2] - row_boxes[:, 0], row_boxes[:, 3] - row_boxes[:, 1])))
+    long_side = float(np.median(long_sides(row_boxes)))
     return long_side * imgsz / max(shape[:2]) < ZOOM_BELOW
 
 
@@ -914,7 +914,7 @@ def hand_region(row_boxes: np.ndarray) -> tuple[float, float, float, float] | No
     and tiles set above or below it, with room to spare (frame units). None: the whole canvas."""
     if len(row_boxes) < 3:
         return None
-    unit = float(np.median(np.maximum(row_boxes[:, 2] - row_boxes[:, 0], row_boxes[:, 3] - row_boxes[:, 1])))
+    unit = float(np.median(long_sides(row_boxes)))
     x1, y1 = row_boxes[:, 0].min(), row_boxes[:, 1].min()
     x2, y2 = row_boxes[:, 2].max(), row_boxes[:, 3].max()
     dx = HAND_REGION[0] * unit + HAND_REGION[1] * (x2 - x1)

@@ -33,6 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.boxes import long_sides
 from vision.recognize import Frame, TurnedView, hand_region, turned_view
 
 from .turn import closed_row, line_direction, read_rows, tile_boxes, write_example, write_rows
@@ -100,7 +101,7 @@ def closer_view(img: np.ndarray, row: dict, rng: np.random.Generator, *, jitter:
     region = hand_region(rb)
     if region is None:
         return None
-    unit = float(np.median(np.maximum(rb[:, 2] - rb[:, 0], rb[:, 3] - rb[:, 1])))
+    unit = float(np.median(long_sides(rb)))
     region = tuple(float(v) for v in np.asarray(region) + rng.uniform(-jitter, jitter, 4) * unit)
     if region[2] - region[0] < unit or region[3] - region[1] < unit:
         return None
