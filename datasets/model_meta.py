@@ -23,8 +23,16 @@ def parse_change(text: str) -> tuple[str, str]:
     return key.strip(), value
 
 
-def change_metadata(path: Path, changes: dict[str, str]) -> dict[str, str]:
-    """Apply `changes` (an empty value removes the key) to `path` in place; the metadata after."""
+def read_metadata(path: Path) -> dict[str, str]:
+    """The model's metadata, in its order."""
+    import onnx
+
+    return {p.key: p.value for p in onnx.load(str(path)).metadata_props}
+
+
+def change_metadata(path: Path, changes: dict[str, str], out: Path | None = None) -> dict[str, str]:
+    """Apply `changes` (an empty value removes the key) to the model at `path`, saved to `out` (default:
+    in place); the metadata after."""
     import onnx
 
     model = onnx.load(str(path))
@@ -37,7 +45,7 @@ def change_metadata(path: Path, changes: dict[str, str]) -> dict[str, str]:
     del model.metadata_props[:]
     for key, value in props.items():
         model.metadata_props.add(key=key, value=value)
-    onnx.save(model, str(path))
+    onnx.save(model, str(out or path))
     return props
 
 
@@ -54,12 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"model_meta: {exc}", file=sys.stderr)
         return 2
-    if changes:
-        props = change_metadata(args.model, changes)
-    else:
-        import onnx
-
-        props = {p.key: p.value for p in onnx.load(str(args.model)).metadata_props}
+    props = change_metadata(args.model, changes) if changes else read_metadata(args.model)
     for key, value in sorted(props.items()):
         print(f"{key}\t{value[:120]}")
     return 0

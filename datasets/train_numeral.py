@@ -323,23 +323,16 @@ def attach(main_model: Path, numeral: Path, out_dir: Path, *, below: float, alph
     (`tsumo_numeral_model`, copied beside it) and the gate/combination (`tsumo_numeral_below/_alpha/_mode`)."""
     import shutil
 
-    import onnx
-
+    from model_meta import change_metadata
     from vision.classify import NUMERAL_MODES
 
     if mode not in NUMERAL_MODES:
         raise ValueError(f"mode must be one of {NUMERAL_MODES}")
     out_dir.mkdir(parents=True, exist_ok=True)
-    m = onnx.load(str(main_model))
-    props = {p.key: p.value for p in m.metadata_props}
-    props.update({"tsumo_numeral_model": numeral.name, "tsumo_numeral_below": str(below),
-                  "tsumo_numeral_alpha": str(alpha), "tsumo_numeral_mode": mode, "tsumo_numeral_shift": str(shift)})
-    del m.metadata_props[:]
-    for k, v in props.items():
-        e = m.metadata_props.add()
-        e.key, e.value = k, v
     out = out_dir / "tile_classifier.onnx"
-    onnx.save(m, str(out))
+    change_metadata(main_model, {"tsumo_numeral_model": numeral.name, "tsumo_numeral_below": str(below),
+                                 "tsumo_numeral_alpha": str(alpha), "tsumo_numeral_mode": mode,
+                                 "tsumo_numeral_shift": str(shift)}, out)
     if numeral.resolve() != (out_dir / numeral.name).resolve():
         shutil.copyfile(numeral, out_dir / numeral.name)
     return out

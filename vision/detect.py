@@ -234,7 +234,7 @@ class TileDetector:
 # `tsumo_fit`) then detects again at the input size that brings them to `fit` px. Session 32,
 # tune sets, first pass and its looks (close / 10x3 / 9x3 / 9), by (fit, FIT_ABOVE): (40, 1.4)
 # +2 -3 / 0 / +1 -1; (48, 1.5) +1 / 0 / 0; (48, 1.75) -1 / 0 / 0; (56, 1.5) -1 / 0; (40, 2.0)
-# +2 / 0 / 0 / 0. Real-dev hand tiles cut five to a photo: boxed 37 of 55 plain, 46 fitted.
+# +2 / 0 / 0 / 0. Real-dev hand tiles cut five to a photo: boxed 37 of 50 plain, 42 fitted.
 FIT_ABOVE = 2.0  # (times `fit`) how large the tiles must be for a second, smaller detection
 FIT_MIN_IMGSZ = 160
 
