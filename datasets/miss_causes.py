@@ -149,6 +149,11 @@ def scoring_hand(hand: dict | None, *, win_tile: bool = True) -> tuple | None:
             int(hand.get("nukidora", 0) or 0))
 
 
+def _concealed_count(hand: dict) -> int:
+    """How many concealed tiles a whole hand with these melds has (a meld, kans too, counting 3)."""
+    return 14 - 3 * len(hand.get("melds", []))
+
+
 def whole_hand(hand: dict | None) -> bool:
     """Is this labelled §1 hand a whole one (14 tiles, a meld counting 3)? A render showing part of the row
     labels only the tiles it shows."""
@@ -156,7 +161,7 @@ def whole_hand(hand: dict | None) -> bool:
         return False
     from scoring.tiles import parse_tiles
 
-    return len(parse_tiles(hand.get("concealed", ""))) == 14 - 3 * len(hand.get("melds", []))
+    return len(parse_tiles(hand.get("concealed", ""))) == _concealed_count(hand)
 
 
 def win_tile_shown(sequence: str, hand: dict) -> bool:
@@ -164,8 +169,7 @@ def win_tile_shown(sequence: str, hand: dict) -> bool:
     lying sideways at the closed part's end? Otherwise the reader can only assume it (the last closed
     tile), and the product asks the user."""
     closed = sequence.split("|")[0].split()
-    short = 14 - 3 * len(hand.get("melds", [])) - 1
-    return len(closed) == short or bool(closed) and closed[-1].endswith("-")
+    return len(closed) == _concealed_count(hand) - 1 or bool(closed) and closed[-1].endswith("-")
 
 
 def scores_alike(label: dict, read_hand: dict | None) -> bool:

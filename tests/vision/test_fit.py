@@ -47,19 +47,21 @@ def test_shipped_detector_fits_by_its_metadata_and_can_be_turned_off():
 
 
 def _close_ups():
-    """real-dev's hand-boxed tiles, five neighbours at a time cut out to fill a photo (a phone held close)."""
+    """real-dev's hand-boxed tiles, five neighbours at a time cut out to fill a photo (a phone held close):
+    (the cut, the five tiles' boxes in it, their labels left to right)."""
     import real_data
 
     for ph in real_data.real_dev():
         img, boxes = ph.load_rgb(), np.asarray(ph.boxes)
-        boxes = boxes[np.argsort(boxes[:, 0])]
+        order = np.argsort(boxes[:, 0])
+        boxes, labels = boxes[order], [ph.labels[i] for i in order]
         for start in range(0, len(boxes) - 4, 4):
             five = boxes[start:start + 5]
             x1, y1, x2, y2 = five[:, 0].min(), five[:, 1].min(), five[:, 2].max(), five[:, 3].max()
             mx, my = 0.08 * (x2 - x1), 0.3 * (y2 - y1)
             cx1, cy1 = int(max(0, x1 - mx)), int(max(0, y1 - my))
             cx2, cy2 = int(min(img.shape[1], x2 + mx)), int(min(img.shape[0], y2 + my))
-            yield np.ascontiguousarray(img[cy1:cy2, cx1:cx2]), five - [cx1, cy1, cx1, cy1]
+            yield np.ascontiguousarray(img[cy1:cy2, cx1:cx2]), five - [cx1, cy1, cx1, cy1], labels[start:start + 5]
 
 
 def test_close_ups_of_real_tiles_are_boxed_when_fitted():
@@ -68,7 +70,7 @@ def test_close_ups_of_real_tiles_are_boxed_when_fitted():
 
     found = {None: 0, "model": 0}
     total = 0
-    for crop, truth in _close_ups():
+    for crop, truth, _ in _close_ups():
         total += len(truth)
         for fit in found:
             pred = np.array([b.xyxy for b in TileDetector(DEFAULT_PATH, threads=1, fit=fit).detect(crop)]).reshape(-1, 4)
@@ -122,23 +124,16 @@ def test_close_ups_of_real_tiles_read_end_to_end_when_fitted():
     """The whole reader on the same close-ups (each cut holds slivers of its neighbours, so the
     reading may have extra tiles at its ends): the five tiles read in order. Measured (session 32):
     7 of 10 cuts with the fit, 3 without."""
-    import real_data
-
     from vision.pipeline import ALT_FILE, MODELS_DIR, PhotoReader
 
-    fives = []
-    for ph in real_data.real_dev():
-        order = np.argsort(np.asarray(ph.boxes)[:, 0])
-        labels = [ph.labels[i] for i in order]
-        fives += [labels[s:s + 5] for s in range(0, len(labels) - 4, 4)]
     reader = PhotoReader(threads=2)
     plain = PhotoReader(threads=2, detector=TileDetector(DEFAULT_PATH, threads=2, fit=None),
                         alt=TileDetector(MODELS_DIR / ALT_FILE, threads=2))
     assert reader.detector.fit and plain.detector.fit is None
     assert [look.name for look in plain.looks] == [look.name for look in reader.looks]  # (the same looks)
     cuts = list(_close_ups())
-    assert len(cuts) == len(fives) >= 10
-    fitted = sum(_run_in(reader.read(crop).sequence, five) for (crop, _), five in zip(cuts, fives))
-    unfitted = sum(_run_in(plain.read(crop).sequence, five) for (crop, _), five in zip(cuts, fives))
+    assert len(cuts) >= 10
+    fitted = sum(_run_in(reader.read(crop).sequence, five) for crop, _, five in cuts)
+    unfitted = sum(_run_in(plain.read(crop).sequence, five) for crop, _, five in cuts)
     assert fitted >= 0.6 * len(cuts)
     assert fitted >= unfitted + 0.3 * len(cuts)
