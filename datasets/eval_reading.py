@@ -23,7 +23,7 @@ loses the most hands before choosing what to work on (and the hand tiles left wi
 missed whole weighs on tile recall as much as a dozen tiles missed one by one). Each pair also gets its hand tiles counted through
 the reader (`miss_causes.hand_tile_states`: boxed, taken into the hand once, read right; again for the legible tiles
 when the set has `ink.jsonl`, see `tsumo_synth.legibility`; per class too, `--report` writes those as markdown
-tables: the model cards' per-class figures) and its exact photos by table kind. And the photos whose reading
+tables: the model cards' per-class figures) and its exact photos by table kind (`table_kind`: a cloth with its pattern). And the photos whose reading
 scores as the labelled hand would (`miss_causes.scores_alike`), of the whole hands and of the sure readings: what
 the product's user gets right, whatever the notation.
 
@@ -95,7 +95,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                     _add(per_pair[k]["by_class"].setdefault(cls, dict.fromkeys(TILE_COUNTS, 0)), tile_counts([state]))
                 if legible is not None:
                     _add(per_pair[k]["legible_tiles"], tile_counts(states, legible[i]))
-                table = per_pair[k]["by_table"].setdefault(row.get("scene", {}).get("table", "?"), [0, 0])
+                table = per_pair[k]["by_table"].setdefault(table_kind(row), [0, 0])
                 table[0] += 1
                 table[1] += exact
                 if exact:
@@ -146,6 +146,14 @@ def sure_rates(c: dict) -> str:
 def _add(total: dict, part: dict) -> None:
     for key, v in part.items():
         total[key] += v
+
+
+def table_kind(row: dict) -> str:
+    """The table a rendered photo was shot on: its kind, a cloth's with its pattern ("cloth/plaid"; sets rendered
+    before session 33 do not record the pattern: "cloth"), "?" when not recorded."""
+    scene = row.get("scene", {})
+    kind = scene.get("table", "?")
+    return f"{kind}/{scene['cloth']}" if scene.get("cloth") else kind
 
 
 def _legible_hand_tiles(folder: Path, rows: list[dict]) -> list[list[bool]] | None:

@@ -245,6 +245,7 @@ class SceneOptions:
     plain_haku: bool = False                    # every white dragon blank (plain ivory, as most riichi sets)
     drawn_loose: float = 0.0                    # share of drawn tiles set apart that lie loose, turned/lifted (session 12)
     table_weights: tuple | None = None          # how often each of `tables.TABLE_KINDS` is drawn (session 15)
+    cloth_patterns: tuple | None = None         # how often each of `tables.CLOTH_PATTERNS` is drawn (session 33)
 
 
 BACK_COLOURS = [(226, 170, 40), (40, 110, 200), (50, 140, 70), (230, 120, 40), (175, 160, 215), (30, 30, 34),
@@ -564,7 +565,7 @@ def _render(sequence: str, rng: np.random.Generator, artist: FaceSource | None, 
 
     bounds, ppu = _table_window(cam, layout.extent)
     table = random_table(rng, hand_extent=layout.extent, bounds=bounds, ppu=ppu, kind=opts.table,
-                         weights=opts.table_weights)
+                         weights=opts.table_weights, cloth_patterns=opts.cloth_patterns)
     light = np.array([rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(0.8, 2.5)])
     light /= np.linalg.norm(light)
     # painting and finishing draw from their own streams, so what is painted (e.g. a face-down
@@ -635,7 +636,7 @@ def _render(sequence: str, rng: np.random.Generator, artist: FaceSource | None, 
         players=opts.players,
         camera={"azimuth_deg": round(float(np.degrees(cam.azimuth)), 2), "elevation_deg": round(float(np.degrees(cam.elevation)), 2),
                 "roll_deg": round(float(np.degrees(cam.roll)), 2), "focal_px": round(float(cam.K[0, 0]), 1)},
-        scene={"table": table.kind, "standing": standing},
+        scene={"table": table.kind, "standing": standing, **({"cloth": table.pattern} if table.pattern else {})},
     )
     return img, photo, painter.ids, [i for i, _ in owned]
 

@@ -45,7 +45,7 @@ def test_same_pair_twice_agrees_and_counts_against_the_truth(rendered, tmp_path)
     assert {c: n["n"] for c, n in by_class.items()} == {c: true_classes.count(c) for c in set(true_classes)}
     assert short[0]["by_class"] == by_class
     # exact photos by the table they were shot on
-    kinds = [r["scene"]["table"] for r in rows]
+    kinds = [r["scene"]["table"] + (f"/{r['scene']['cloth']}" if "cloth" in r["scene"] else "") for r in rows]
     assert {k: n for k, (n, _) in first["by_table"].items()} == {k: kinds.count(k) for k in set(kinds)}
     assert sum(e for _, e in first["by_table"].values()) == first["exact"]
     # how far "sure" can be trusted: each photo's flag, tallied against its miss or not

@@ -1,10 +1,11 @@
-"""Table kinds: the default draw is what every existing set used; weights change which kind, not the stream."""
+"""Table kinds and cloth patterns: the default draw is what every existing set used; weights change which kind
+(or pattern), not the stream."""
 from __future__ import annotations
 
 import numpy as np
 
 from tsumo_synth import photos
-from tsumo_synth.tables import TABLE_KINDS, TABLE_WEIGHTS, random_table
+from tsumo_synth.tables import CLOTH_PATTERNS, TABLE_KINDS, TABLE_WEIGHTS, random_table
 
 EXTENT = (0.0, 0.0, 14.0, 1.5)
 
@@ -37,3 +38,31 @@ def test_tables_preset_draws_cloth_more_often():
     kinds, _ = _kinds(11, 200, weights)
     default, _ = _kinds(11, 200)
     assert kinds.count("cloth") > 2 * default.count("cloth")
+
+
+def _patterns(seed: int, n: int, cloth_patterns=None) -> list[str | None]:
+    rng = np.random.default_rng(seed)
+    return [random_table(rng, hand_extent=EXTENT, ppu=4.0, kind="cloth", cloth_patterns=cloth_patterns).pattern
+            for _ in range(n)]
+
+
+def test_a_cloth_says_its_pattern_and_other_tables_none():
+    """Every cloth names one of CLOTH_PATTERNS (all three come up when drawn alike); felt has none."""
+    assert set(_patterns(2, 30)) == set(CLOTH_PATTERNS)
+    assert random_table(np.random.default_rng(2), hand_extent=EXTENT, ppu=4.0, kind="felt").pattern is None
+
+
+def test_cloth_pattern_weights_pick_the_pattern():
+    assert set(_patterns(4, 12, (0, 1, 0))) == {"plaid"}
+    assert set(_patterns(4, 12, (0, 0, 1))) == {"plain"}
+
+
+def test_plaid_preset_draws_plaid_far_more_often():
+    scene = photos.PRESETS["plaid"]["scene"]
+    assert abs(sum(scene["table_weights"]) - 1) < 1e-9 and abs(sum(scene["cloth_patterns"]) - 1) < 1e-9
+    rng = np.random.default_rng(8)
+    plaid = [random_table(rng, hand_extent=EXTENT, ppu=4.0, weights=scene["table_weights"],
+                          cloth_patterns=scene["cloth_patterns"]).pattern for _ in range(200)].count("plaid")
+    rng = np.random.default_rng(8)
+    default = [random_table(rng, hand_extent=EXTENT, ppu=4.0).pattern for _ in range(200)].count("plaid")
+    assert plaid > 4 * default
