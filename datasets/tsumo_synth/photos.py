@@ -99,9 +99,10 @@ FACE_GENERATORS: dict[str, dict] = {"v3": {}, "v4": {"light_backs": True, "red_d
 DEFAULT_FACES = {"pool_seed": 0, "pool_size": 8, "gen": "v3"}
 # Photo seeds of the measuring sets (det_test_h 99, det_test_hard 98, the 400-photo gates 79-97, tune9
 # 9601, tune10_x3 9602, det_test_x3g 77; session 28's close-framed det_test_close_x3g 71 and
-# tune_close_x3 9603): no training set may be rendered from them, nor from face pool 0.
+# tune_close_x3 9603; session 33's plaid-heavy tune_plaid_x3 9604): no training set may be rendered from them, nor
+# from face pool 0.
 SCALES = (0.25, 8.0)  # the `scale` a render may take (pixels across, × the recipe's size)
-HELD_OUT_PHOTO_SEEDS = frozenset({71, 77, 79, 85, 87, 89, 91, 93, 95, 97, 98, 99, 9601, 9602, 9603})
+HELD_OUT_PHOTO_SEEDS = frozenset({71, 77, 79, 85, 87, 89, 91, 93, 95, 97, 98, 99, 9601, 9602, 9603, 9604})
 
 
 def check_training_seed(seed: int) -> None:

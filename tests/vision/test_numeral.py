@@ -250,7 +250,7 @@ def test_tune_recomputes_what_the_second_look_reads(tmp_path):
     assert exit_.value.code == 2
 
 
-@pytest.mark.parametrize("seed", [0, 71, 77, 9601, 9602, 9603])
+@pytest.mark.parametrize("seed", [0, 71, 77, 9601, 9602, 9603, 9604])
 def test_trainers_refuse_a_measuring_sets_photo_seed_on_the_command_line(tmp_path, capsys, monkeypatch, seed):
     """Both trainers render training photos only from seeds no measuring set uses (`tsumo_synth.photos.
     HELD_OUT_PHOTO_SEEDS`, face pool 0): asked for one, the command line says which and exits 2, and
