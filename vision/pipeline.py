@@ -60,6 +60,17 @@ ALT_LOOKS: tuple[tuple[str, dict], ...] = (
     ("a second detector", {}),
     ("a second detector with box voting", {"vote": 0.75}),
 )
+# A photo whose first detection finds no tile at all is one the detector cannot see at its input size: the
+# stripes of a plaid cloth a tile or two apart hide whole rows at 512 px (session 33: clear photos of a hand read
+# as "no tiles were found"; on the 200 plaid-heavy tune renders 3 photos, on the held-out gates 4 of 1 050). Such
+# a photo is, after all the looks above, read once more by each detector at this larger input, where the tiles
+# stand out from the weave. Only these photos pay for it, and these looks come after every other one, so they
+# change only readings that all the others left unsure. And while no look reads a hand in such a photo, the
+# reading that lays out the most tiles is kept, not the first one's none (the user can correct tiles, not an
+# empty photo).
+EMPTY_LOOKS: tuple[tuple[str, dict], ...] = (
+    ("a 1 024-px detector input", {"imgsz": 1024}),
+)
 
 
 @dataclass(frozen=True)
@@ -78,10 +89,12 @@ class PhotoReader:
     def __init__(self, models_dir: Path | None = None, threads: int = 2, *,
                  detector: Detector | None = None, classifier: Classifier | None = None,
                  classify_all: bool = False, closer: Detector | None = None, alt: Detector | None = None,
-                 looks: Sequence[Look] | None = None):
+                 looks: Sequence[Look] | None = None, empty_looks: Sequence[Look] | None = None):
         """`looks`: the ways to read an unsure photo again; by default SECOND_LOOKS, made from
         `detector` (and `closer`) when it offers `variant` (`TileDetector` does), else none, then
-        ALT_LOOKS made from `alt` (loaded from `models_dir` with the detector, when the file is there)."""
+        ALT_LOOKS made from `alt` (loaded from `models_dir` with the detector, when the file is there).
+        `empty_looks`: the ways to read it too when its first reading found no tile; by default EMPTY_LOOKS
+        made from `detector`, then from `alt`, each that offers `variant`."""
         models_dir = Path(models_dir) if models_dir else MODELS_DIR
         if detector is None:
             from vision.detect import TileDetector
@@ -107,7 +120,11 @@ class PhotoReader:
             if alt is not None:  # (the second detector takes its own closer look: a closer model pairs with the first)
                 looks += [Look(name, alt.variant(**changes) if changes else alt) for name, changes in ALT_LOOKS
                           if not changes or hasattr(alt, "variant")]
+        if empty_looks is None:
+            empty_looks = [Look(name if det is detector else f"the second detector with {name}", det.variant(**changes))
+                           for det in (detector, alt) if hasattr(det, "variant") for name, changes in EMPTY_LOOKS]
         self.looks = list(looks)
+        self.empty_looks = list(empty_looks)
 
     def read(self, image: np.ndarray, *, players: int = 4) -> Reading:
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
@@ -116,12 +133,19 @@ class PhotoReader:
             raise ValueError(f"players must be 3 or 4, not {players!r}")
         t0 = time.perf_counter()
         reading = self._read_with(self.detector, self.closer, image, players)
-        for look in self.looks:
+        first_empty = not reading.tiles
+        for look in self.looks + (self.empty_looks if first_empty else []):
             if reading.sure:
                 break
             other = self._read_with(look.detector, look.closer, image, players)
             if _cost(other) < _cost(reading) - LOOK_MARGIN:
                 other.notes.append(f"read unsurely at first; read surer with {look.name}")
+                reading = other
+            elif first_empty and math.isinf(_cost(reading)) and math.isinf(_cost(other)) \
+                    and _tiles_laid(other) > _tiles_laid(reading):
+                # no hand either way: the reading that lays out the most tiles (the user corrects tiles, not
+                # an empty photo)
+                other.notes.append(f"no tile was found at first; {look.name} read the most")
                 reading = other
         reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
         return reading
@@ -177,6 +201,11 @@ def _cost(reading: Reading) -> float:
     """The reading step's cost of a reading (a 13-tile one included: it pays its own penalty),
     infinite when it found no legal hand."""
     return math.inf if reading.cost is None else reading.cost
+
+
+def _tiles_laid(reading: Reading) -> int:
+    """How many tiles the reading's sequence lays out."""
+    return sum(token != "|" for token in reading.sequence.split())
 
 
 def _read_in(reading: Reading, row: tuple[int, ...]) -> bool:

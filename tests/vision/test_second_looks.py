@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from vision.detect import DEFAULT_PATH, TileDetector
-from vision.pipeline import ALT_FILE, ALT_LOOKS, CLASSIFIER_FILE, DETECTOR_FILE, LOOK_MARGIN, MODELS_DIR, SECOND_LOOKS, Look, PhotoReader
+from vision.pipeline import (ALT_FILE, ALT_LOOKS, CLASSIFIER_FILE, DETECTOR_FILE, EMPTY_LOOKS, LOOK_MARGIN, MODELS_DIR,
+                             SECOND_LOOKS, Look, PhotoReader)
 from vision.reading import Reading
 
 from .fakes import LabelledFaces
@@ -97,8 +98,8 @@ def test_default_looks_are_the_detectors_variants():
     reader = PhotoReader(detector=WithVariants(BOXES, made), classifier=LabelledFaces(BOXES, HAND),
                          closer=WithVariants(BOXES, made))
     assert [look.name for look in reader.looks] == [name for name, _ in SECOND_LOOKS]
-    # the detector's and the closer look's, each with the same changes
-    assert made == [changes for _, changes in SECOND_LOOKS for _ in range(2)]
+    # the detector's and the closer look's, each with the same changes (then the detector's empty-photo looks)
+    assert made == [changes for _, changes in SECOND_LOOKS for _ in range(2)] + [c for _, c in EMPTY_LOOKS]
     assert all(isinstance(look.closer, Boxes) for look in reader.looks)
     assert PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND)).looks == []
 
@@ -112,7 +113,8 @@ def test_a_second_detector_looks_after_the_first_detectors_own_looks():
     assert [look.name for look in reader.looks] == [n for n, _ in SECOND_LOOKS] + [n for n, _ in ALT_LOOKS]
     alt_looks = reader.looks[len(SECOND_LOOKS):]
     assert all(look.closer is None for look in alt_looks)
-    assert made[2 * len(SECOND_LOOKS):] == [changes for _, changes in ALT_LOOKS if changes]
+    assert made[2 * len(SECOND_LOOKS):] == [changes for _, changes in ALT_LOOKS if changes] + [
+        c for _, c in EMPTY_LOOKS] * 2
     assert [look.detector is alt for look in alt_looks] == [not changes for _, changes in ALT_LOOKS]
 
 
@@ -168,3 +170,46 @@ def test_a_look_replaces_a_reading_only_when_clearly_surer(monkeypatch, look_cos
     monkeypatch.setattr(PhotoReader, "_read_with", lambda self, detector, closer, image, players: next(readings))
     reader = PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND), looks=[Look("look", Boxes(BOXES))])
     assert reader.read(IMAGE).sequence == kept
+
+
+def test_a_photo_with_no_tile_found_is_read_at_a_larger_input_too():
+    """EMPTY_LOOKS, after every other look, only when the first reading found no tile (a plaid cloth hides the
+    row at 512 px): made from each detector's variants; the photo read there keeps that reading."""
+    made: list = []
+    first = WithVariants([], made)
+    reader = PhotoReader(detector=first, classifier=LabelledFaces(BOXES, HAND), looks=[])
+    assert [look.name for look in reader.empty_looks] == [name for name, _ in EMPTY_LOOKS]
+    assert made == [changes for _, changes in EMPTY_LOOKS]
+    # the variant finds the tiles: the photo is read from its boxes
+    reader.empty_looks = [Look("a larger input", Boxes(BOXES))]
+    reading = reader.read(IMAGE)
+    assert reading.sequence == " ".join(HAND[:13]) + " | 2z" and reading.cost == 0
+    # with a second detector: its variants too, after the first's
+    alt = WithVariants([], made)
+    reader = PhotoReader(detector=first, classifier=LabelledFaces(BOXES, HAND), alt=alt)
+    assert [look.name for look in reader.empty_looks] == [n for n, _ in EMPTY_LOOKS] + [
+        f"the second detector with {n}" for n, _ in EMPTY_LOOKS]
+
+
+def test_a_photo_whose_first_reading_has_tiles_never_takes_the_empty_looks():
+    larger = Boxes(BOXES)
+    reader = PhotoReader(detector=Boxes(BOXES[:12]), classifier=LabelledFaces(BOXES, HAND), looks=[],
+                         empty_looks=[Look("a larger input", larger)])
+    reading = reader.read(IMAGE)
+    assert reading.error_code == "partial" and larger.calls == 0
+
+
+def test_some_tiles_read_replace_a_reading_of_none():
+    """No look reads a hand in a photo whose first reading found no tile: the reading laying out the most tiles
+    is kept (the user corrects tiles, not an empty photo); fewer do not replace it."""
+    some, more, fewer = Boxes(BOXES[:6]), Boxes(BOXES[:10]), Boxes(BOXES[:3])
+    reader = PhotoReader(detector=Boxes([]), classifier=LabelledFaces(BOXES, HAND), empty_looks=[],
+                         looks=[Look("look 1", Boxes([])), Look("look 2", some), Look("look 3", more), Look("look 4", fewer)])
+    reading = reader.read(IMAGE)
+    assert reading.error_code == "partial" and len(reading.sequence.split()) == 10
+    assert "no tile was found at first; look 3 read the most" in reading.notes
+    assert fewer.calls >= 1
+    # a photo whose first reading had tiles keeps the rule it always had: no hand beats no hand
+    reader = PhotoReader(detector=Boxes(BOXES[:3]), classifier=LabelledFaces(BOXES, HAND), empty_looks=[],
+                         looks=[Look("look", Boxes(BOXES[:10]))])
+    assert len(reader.read(IMAGE).sequence.split()) == 3
