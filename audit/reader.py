@@ -142,9 +142,9 @@ class PipelineFrameReader:
 
         mdir = Path(models_dir) if models_dir else MODELS_DIR
         self._detector = _OnceDetector(TileDetector(_model(mdir, DETECTOR_FILE), threads))
-        # (no second looks at an unsure frame: most frames show no winning hand, and the
-        # fusion of a hand's frames is the audit's own second look)
-        self._reader = PhotoReader(models_dir=mdir, threads=threads, detector=self._detector, looks=())
+        # (no second looks at an unsure frame, nor at one read empty: most frames show no winning hand, and
+        # the fusion of a hand's frames is the audit's own second look)
+        self._reader = PhotoReader(models_dir=mdir, threads=threads, detector=self._detector, looks=(), empty_looks=())
         self.players = players
         digests = sorted(f"{p.name}:{_file_digest(p)}" for p in mdir.glob("*.onnx"))
         self.identity = (f"pipeline/players={players}/min_tiles={GATE_MIN_TILES}/row_faces={ROW_MIN_FACES}/"

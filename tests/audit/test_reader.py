@@ -67,3 +67,14 @@ def test_hand_faces_count_at_most_four_of_a_kind():
     assert hand_faces(["1m", "2m", "3m", "0p", "5p", "5p", "5p", "5p", "back", None]) == 7  # 0p is a 5p
     assert hand_faces(["5z"] * 13 + ["2s"]) == 5
     assert hand_faces(["x", "x", "7z", "7z"]) == 2
+
+
+def test_the_audit_reads_a_frame_once_with_no_second_looks():
+    """The fusion of a hand's frames is the audit's second look: its reader neither looks again at an unsure
+    frame nor, like the phone's, at a frame read empty (`vision.pipeline.EMPTY_LOOKS`)."""
+    from audit.reader import PipelineFrameReader
+    from vision.pipeline import PhotoReader
+
+    reader = PipelineFrameReader(threads=1)._reader
+    assert isinstance(reader, PhotoReader) and reader.looks == [] and reader.empty_looks == []
+    assert PhotoReader(threads=1).empty_looks  # (the product's reader has them)
