@@ -23,9 +23,9 @@ loses the most hands before choosing what to work on (and the hand tiles left wi
 missed whole weighs on tile recall as much as a dozen tiles missed one by one). Each pair also gets its hand tiles counted through
 the reader (`miss_causes.hand_tile_states`: boxed, taken into the hand once, read right; again for the legible tiles
 when the set has `ink.jsonl`, see `tsumo_synth.legibility`; per class too, `--report` writes those as markdown
-tables: the model cards' per-class figures) and its exact photos by table kind (`table_kind`: a cloth with its pattern). And the photos whose reading
-scores as the labelled hand would (`miss_causes.scores_alike`), of the whole hands and of the sure readings: what
-the product's user gets right, whatever the notation.
+tables: the model cards' per-class figures) and its exact photos by table kind (`table_kind`: a cloth with its
+pattern). And the photos whose reading scores as the labelled hand would (`miss_causes.scores_alike`), of the
+whole hands and of the sure readings: what the product's user gets right, whatever the notation.
 
 Why a script in the repo: these figures decide which models ship, and sessions lose `cache/`.
 """

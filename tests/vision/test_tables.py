@@ -40,10 +40,10 @@ def test_tables_preset_draws_cloth_more_often():
     assert kinds.count("cloth") > 2 * default.count("cloth")
 
 
-def _patterns(seed: int, n: int, cloth_patterns=None) -> list[str | None]:
+def _patterns(seed: int, n: int, cloth_patterns=None, *, kind: str | None = "cloth", weights=None) -> list[str | None]:
     rng = np.random.default_rng(seed)
-    return [random_table(rng, hand_extent=EXTENT, ppu=4.0, kind="cloth", cloth_patterns=cloth_patterns).pattern
-            for _ in range(n)]
+    return [random_table(rng, hand_extent=EXTENT, ppu=4.0, kind=kind, weights=weights,
+                         cloth_patterns=cloth_patterns).pattern for _ in range(n)]
 
 
 def test_a_cloth_says_its_pattern_and_other_tables_none():
@@ -60,9 +60,6 @@ def test_cloth_pattern_weights_pick_the_pattern():
 def test_plaid_preset_draws_plaid_far_more_often():
     scene = photos.PRESETS["plaid"]["scene"]
     assert abs(sum(scene["table_weights"]) - 1) < 1e-9 and abs(sum(scene["cloth_patterns"]) - 1) < 1e-9
-    rng = np.random.default_rng(8)
-    plaid = [random_table(rng, hand_extent=EXTENT, ppu=4.0, weights=scene["table_weights"],
-                          cloth_patterns=scene["cloth_patterns"]).pattern for _ in range(200)].count("plaid")
-    rng = np.random.default_rng(8)
-    default = [random_table(rng, hand_extent=EXTENT, ppu=4.0).pattern for _ in range(200)].count("plaid")
+    plaid = _patterns(8, 200, scene["cloth_patterns"], kind=None, weights=scene["table_weights"]).count("plaid")
+    default = _patterns(8, 200, kind=None).count("plaid")
     assert plaid > 4 * default
