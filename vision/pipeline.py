@@ -60,6 +60,15 @@ ALT_LOOKS: tuple[tuple[str, dict], ...] = (
     ("a second detector", {}),
     ("a second detector with box voting", {"vote": 0.75}),
 )
+# Then each detector at this larger input, for every photo still unsure. Session 33 found plaid cloths hide rows at
+# 512 px (clear photos score 0.1-0.2 there, 0.5-0.7 at 1 024 px). Session 34, one screen of the last looks on the
+# five tune sets (tune_plaid_x3 / tune_close_x3 / tune9 / tune9_x3 / tune10_x3, shipped 165 / 148 / 311 / 170 / 256
+# = 1 048): the first detector at 1 024 px 1 051 (tune10_x3 -1); both at 1 024 px 1 054; both at 832 px 1 060; both
+# at 896 px 166 / 151 / 316 / 172 / 257 = 1 062, none down; both at 960 px 1 052; 896 px then the first at 1 024 px
+# 1 060, or with box voting 1 064. The 12-MP benchmark photo reads sure at once: it pays nothing.
+LARGE_LOOKS: tuple[tuple[str, dict], ...] = (
+    ("an 896-px detector input", {"imgsz": 896}),
+)
 # A photo whose first detection finds no tile at all is one the detector cannot see at its input size: the
 # stripes of a plaid cloth a tile or two apart hide whole rows at 512 px (session 33: clear photos of a hand read
 # as "no tiles were found"; on the 200 plaid-heavy tune renders 3 photos, on the held-out gates 4 of 1 050). Such
@@ -95,7 +104,8 @@ class PhotoReader:
                  looks: Sequence[Look] | None = None, empty_looks: Sequence[Look] | None = None):
         """`looks`: the ways to read an unsure photo again; by default SECOND_LOOKS, made from
         `detector` (and `closer`) when it offers `variant` (`TileDetector` does), else none, then
-        ALT_LOOKS made from `alt` (loaded from `models_dir` with the detector, when the file is there).
+        ALT_LOOKS made from `alt` (loaded from `models_dir` with the detector, when the file is there),
+        then LARGE_LOOKS made from each detector that offers `variant`.
         `empty_looks`: the ways to read it too when its first reading found no tile; by default EMPTY_LOOKS
         made from `detector`, then from `alt`, each that offers `variant`."""
         models_dir = Path(models_dir) if models_dir else MODELS_DIR
@@ -123,9 +133,9 @@ class PhotoReader:
             if alt is not None:  # (the second detector takes its own closer look: a closer model pairs with the first)
                 looks += [Look(name, alt.variant(**changes) if changes else alt) for name, changes in ALT_LOOKS
                           if not changes or hasattr(alt, "variant")]
+            looks += _each_detector(LARGE_LOOKS, detector, alt)
         if empty_looks is None:
-            empty_looks = [Look(name if det is detector else f"the second detector with {name}", det.variant(**changes))
-                           for det in (detector, alt) if hasattr(det, "variant") for name, changes in EMPTY_LOOKS]
+            empty_looks = _each_detector(EMPTY_LOOKS, detector, alt)
         self.looks = list(looks)
         self.empty_looks = list(empty_looks)
 
@@ -198,6 +208,13 @@ class PhotoReader:
         angle = (-rec.frame.angle + 180.0) % 360.0 - 180.0 if rec.tiles else None
         return read_hand(rec.tiles, players=players, row=row, row_angle=angle, image_size=rec.image_size,
                          timings=rec.timings, seen_row=rec.row, pairs=rec.read_pairs)
+
+
+def _each_detector(ways: Sequence[tuple[str, dict]], detector: Detector, alt: Detector | None) -> list[Look]:
+    """These ways to look, made from the first detector, then from the second; each detector that offers
+    `variant` (the look's own detector takes its closer look: a closer model is trained for the 512-px input)."""
+    return [Look(name if det is detector else f"the second detector with {name}", det.variant(**changes))
+            for det in (detector, alt) if hasattr(det, "variant") for name, changes in ways]
 
 
 def _cost(reading: Reading) -> float:
