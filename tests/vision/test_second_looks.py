@@ -236,6 +236,7 @@ def test_the_shipped_reader_reads_a_held_out_render_right_only_at_the_larger_inp
     image, labels = photos.render_one(i, 9601, artist=photos.face_source(shared_dir))
     ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY,
                                                                              photos.JPEG_QUALITY])
+    assert ok
     image = cv2.cvtColor(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
     reader = PhotoReader(threads=1)
     reading = reader.read(image)
