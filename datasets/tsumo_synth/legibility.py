@@ -19,8 +19,6 @@ import sys
 import time
 from pathlib import Path
 
-import cv2
-
 from vision.classes import BACK
 
 # Fixed in session 15, before any classifier was measured with it: size and visibility are the eval's
@@ -73,7 +71,7 @@ def load_ink(set_dir: Path) -> dict[str, list[float]] | None:
 def measure_set(set_dir: Path, *, shared: Path | None = None, quiet: bool = False) -> Path:
     """Write `ink.jsonl` for a `tsumo_synth.photos` set. Raises if a re-rendered photo is not the stored one
     (the set was written by another renderer version: its ink would describe other pixels)."""
-    from .photos import JPEG_QUALITY, PRESETS, face_source, render_one
+    from .photos import PRESETS, face_source, render_one, stored_jpeg
     from .scene import SHARED_DIR
 
     set_dir = Path(set_dir)
@@ -88,8 +86,7 @@ def measure_set(set_dir: Path, *, shared: Path | None = None, quiet: bool = Fals
         i = int(Path(row["image"]).stem[1:])
         image, labels = render_one(i, recipe["seed"], artist=artist, preset=preset, scale=recipe.get("scale", 1.0),
                                    ink=True)
-        ok, enc = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
-        if enc.tobytes() != (set_dir / row["image"]).read_bytes():
+        if stored_jpeg(image) != (set_dir / row["image"]).read_bytes():
             raise RuntimeError(f"{set_dir / row['image']}: the re-render differs from the stored photo")
         if [t.cls for t in labels.tiles] != [t["cls"] for t in row["tiles"]]:
             raise RuntimeError(f"{set_dir / row['image']}: the re-render labels other tiles")

@@ -126,6 +126,15 @@ def face_source(shared: Path = SHARED_DIR, *, pool_seed: int = 0, pool_size: int
                     seed=pool_seed)
 
 
+def stored_jpeg(image_rgb: np.ndarray) -> bytes:
+    """A rendered photo's bytes as a set stores them (JPEG at JPEG_QUALITY): what a re-render must match and
+    what the readers measured on the set were given."""
+    ok, enc = cv2.imencode(".jpg", cv2.cvtColor(image_rgb, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    if not ok:
+        raise RuntimeError("the photo could not be JPEG-coded")
+    return enc.tobytes()
+
+
 def photo_name(i: int) -> str:
     return f"p{i:06d}"
 
@@ -253,7 +262,7 @@ def _work(args) -> list[dict]:
         # an image without its boxes (that would teach it the tiles are background)
         lab_path.write_text("\n".join(yolo_lines(labels)) + "\n")
         tmp = img_path.with_name(img_path.stem + ".tmp.jpg")
-        cv2.imwrite(str(tmp), cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+        tmp.write_bytes(stored_jpeg(image))
         os.replace(tmp, img_path)
         row = {"image": f"images/{split}/{name}.jpg", "split": split, **labels.to_json()}
         meta_path.write_text(json.dumps(row))  # last: marks photo i as done

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from vision.detect import DEFAULT_PATH, TileDetector
+from vision.io import load_image
 from vision.pipeline import (ALT_FILE, ALT_LOOKS, CLASSIFIER_FILE, DETECTOR_FILE, EMPTY_LOOKS, LARGE_LOOKS, LOOK_MARGIN,
                              MODELS_DIR, SECOND_LOOKS, Look, PhotoReader)
 from vision.reading import Reading
@@ -230,14 +231,10 @@ def test_some_tiles_read_replace_a_reading_of_none():
 def test_the_shipped_reader_reads_a_held_out_render_right_only_at_the_larger_input(shared_dir, i, detector):
     """tune9 photos 93 and 40 (seed 9601, rendered and JPEG-coded as the set is): every 512-px look leaves
     them unsure and wrong; the first / second detector at LARGE_LOOKS' input reads each exactly (session 34)."""
-    import cv2
     from tsumo_synth import photos
 
     image, labels = photos.render_one(i, 9601, artist=photos.face_source(shared_dir))
-    ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(image, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY,
-                                                                             photos.JPEG_QUALITY])
-    assert ok
-    image = cv2.cvtColor(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+    image = load_image(photos.stored_jpeg(image))  # (as the set was read: its stored bytes)
     reader = PhotoReader(threads=1)
     reading = reader.read(image)
     name = LARGE_LOOKS[0][0] if detector == "the first" else f"the second detector with {LARGE_LOOKS[0][0]}"
