@@ -242,3 +242,39 @@ def test_the_shipped_reader_reads_a_held_out_render_right_only_at_the_larger_inp
     assert f"read unsurely at first; read surer with {name}" in reading.notes
     reader.looks = [look for look in reader.looks if look.detector.imgsz != LARGE_LOOKS[0][1]["imgsz"]]
     assert reader.read(image).sequence != labels.sequence
+
+
+def test_a_photo_no_look_reads_is_read_from_all_their_tiles_together():
+    """Each look misses other tiles (neither reads a hand): the tiles pooled make the whole hand, each tile once."""
+    first, again = Boxes(BOXES[:2] + BOXES[4:]), Boxes(BOXES[:8] + BOXES[10:])
+    reading = _reader(first, again).read(IMAGE)
+    assert reading.sequence == " ".join(HAND[:13]) + " | 2z" and reading.cost == 0
+    assert "read unsurely by every look; read surer from all their tiles together" in reading.notes
+    assert len(reading.tiles) == 14  # the tiles both looks boxed are not taken twice
+    # one look alone is not pooled with itself
+    reading = _reader(Boxes(BOXES[:2] + BOXES[4:])).read(IMAGE)
+    assert reading.error_code == "partial" and len(reading.tiles) == 12
+
+
+def test_pooled_tiles_are_carried_into_the_kept_frame_and_rows_turned_away_are_not_mixed_in():
+    """`_pooled`: a look's tile joins the kept reading at its place in the kept frame (the frames turn about the
+    photo's centre); a reading whose row lies more than POOL_ANGLE off the kept one's adds nothing."""
+    from vision.pipeline import POOL_ANGLE, _pooled
+    from vision.recognize import Frame, TileDetection
+
+    centre, size = (500.0, 450.0), (1000, 900)
+    photo = np.array([[300.0 + 40 * k, 600.0] for k in range(3)])  # three tile centres in the photo
+
+    def reading(angle, ks):
+        frame = Frame(-angle, centre)
+        tiles = [TileDetection(box=(0, 0, 1, 1), frame_box=(c[0] - 18, c[1] - 25, c[0] + 18, c[1] + 25), label="1m")
+                 for c in frame.to_frame(photo[ks])]
+        return Reading(tiles, row_angle=angle, image_size=size)
+
+    kept = reading(0.0, [0, 1])
+    pooled = _pooled(kept, [kept, reading(POOL_ANGLE - 1, [1, 2])])
+    assert pooled is not None and len(pooled.tiles) == 3  # tile 1 is in both: taken once
+    np.testing.assert_allclose(pooled.tiles[2].centre, Frame(0.0, centre).to_frame(photo[[2]])[0], atol=1e-6)
+    assert _pooled(kept, [kept, reading(POOL_ANGLE + 1, [1, 2])]) is None
+    assert _pooled(kept, [kept, reading(180.0, [1, 2])]) is None  # the same row read turned around
+    assert _pooled(kept, [kept]) is None
