@@ -278,3 +278,21 @@ def test_pooled_tiles_are_carried_into_the_kept_frame_and_rows_turned_away_are_n
     assert _pooled(kept, [kept, reading(POOL_ANGLE + 1, [1, 2])]) is None
     assert _pooled(kept, [kept, reading(180.0, [1, 2])]) is None  # the same row read turned around
     assert _pooled(kept, [kept]) is None
+
+
+@pytest.mark.parametrize("i, seed, preset, scale", [(274, 9601, "default", 1.0), (84, 9603, "close", 3.0)])
+def test_the_shipped_reader_reads_a_held_out_render_right_only_from_all_looks_tiles(shared_dir, i, seed, preset, scale):
+    """tune9 photo 274 and tune_close_x3 photo 84 (rendered and JPEG-coded as the sets are): no look reads them
+    surely or right; all the looks' tiles together read each exactly (session 35)."""
+    import vision.pipeline as pipeline
+    from tsumo_synth import photos
+
+    image, labels = photos.render_one(i, seed, artist=photos.face_source(shared_dir), preset=preset, scale=scale)
+    image = load_image(photos.stored_jpeg(image))
+    reader = PhotoReader(threads=1)
+    reading = reader.read(image, players=labels.players)  # (photo 84 is a three-player hand)
+    assert reading.sequence == labels.sequence
+    assert "read unsurely by every look; read surer from all their tiles together" in reading.notes
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(pipeline, "POOL_ANGLE", -1.0)  # (no reading's row lies within: nothing pooled)
+        assert reader.read(image, players=labels.players).sequence != labels.sequence
