@@ -251,6 +251,7 @@ def test_a_photo_no_look_reads_is_read_from_all_their_tiles_together():
     assert reading.sequence == " ".join(HAND[:13]) + " | 2z" and reading.cost == 0
     assert "read unsurely by every look; read surer from all their tiles together" in reading.notes
     assert len(reading.tiles) == 14  # the tiles both looks boxed are not taken twice
+    assert not reading.sure  # (no one look saw these tiles together: the user is asked to check)
     # one look alone is not pooled with itself
     reading = _reader(Boxes(BOXES[:2] + BOXES[4:])).read(IMAGE)
     assert reading.error_code == "partial" and len(reading.tiles) == 12
