@@ -264,7 +264,7 @@ def _pooled(kept: Reading, readings: Sequence[Reading]) -> Reading | None:
 
 
 def _turn(degrees: float) -> float:
-    """An angle difference in (−180, 180]."""
+    """An angle difference in [−180, 180)."""
     return (degrees + 180.0) % 360.0 - 180.0
 
 
