@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.reading import Reading, read_hand
-from vision.recognize import Classifier, Detector, Frame, recognize
+from vision.recognize import Classifier, Detector, recognize, turned_boxes
 
 MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_FILE = "tile_detector.onnx"
@@ -226,7 +226,7 @@ class PhotoReader:
 
     @staticmethod
     def _read(rec, players: int, row: tuple[int, ...] | None = None) -> Reading:
-        angle = (-rec.frame.angle + 180.0) % 360.0 - 180.0 if rec.tiles else None
+        angle = _turn(-rec.frame.angle) if rec.tiles else None
         return read_hand(rec.tiles, players=players, row=row, row_angle=angle, image_size=rec.image_size,
                          timings=rec.timings, seen_row=rec.row, pairs=rec.read_pairs)
 
@@ -241,22 +241,19 @@ def _each_detector(ways: Sequence[tuple[str, dict]], detector: Detector, alt: De
 def _pooled(kept: Reading, readings: Sequence[Reading]) -> Reading | None:
     """`kept` read again with the tiles of the other `readings` that it lacks (see POOL_ANGLE), or None when
     none joins it."""
-    if kept.row_angle is None or kept.image_size is None:
+    if kept.row_angle is None:
         return None
-    centre = (kept.image_size[0] / 2.0, kept.image_size[1] / 2.0)
-    frame = Frame(-kept.row_angle, centre)  # (`PhotoReader._read`: row_angle is the frame's angle negated)
     tiles = list(kept.tiles)
     for other in readings:
-        if other is kept or other.row_angle is None or abs(_turn(other.row_angle - kept.row_angle)) > POOL_ANGLE:
+        turn = _turn(other.row_angle - kept.row_angle) if other.row_angle is not None else math.inf
+        if other is kept or abs(turn) > POOL_ANGLE or not other.tiles:
             continue
-        theirs = Frame(-other.row_angle, centre)
-        for t in other.tiles:
-            if t.label is None:  # (not classified: far from that reading's row)
-                continue
-            (cx, cy), (w, h) = frame.to_frame(theirs.to_photo(np.array([t.centre])))[0], t.size
-            box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-            if not any(_in_core(k.frame_box, (cx, cy)) or _in_core(box, k.centre) for k in tiles):
-                tiles.append(replace(t, frame_box=box))
+        # (every reading's frame turns about the photo's centre, its angle the row angle negated: `PhotoReader._read`)
+        carried = turned_boxes(np.array([t.frame_box for t in other.tiles], float), turn)
+        for t, box in zip(other.tiles, map(tuple, carried)):
+            centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            if t.label is not None and not any(_in_core(k.frame_box, centre) or _in_core(box, k.centre) for k in tiles):
+                tiles.append(replace(t, frame_box=box))  # (a tile never classified lies far from that row)
     if len(tiles) == len(kept.tiles):
         return None
     return read_hand(tiles, players=kept.players, row_angle=kept.row_angle, image_size=kept.image_size,
@@ -264,7 +261,7 @@ def _pooled(kept: Reading, readings: Sequence[Reading]) -> Reading | None:
 
 
 def _turn(degrees: float) -> float:
-    """An angle difference in [−180, 180)."""
+    """An angle (or a difference of two) in [−180, 180)."""
     return (degrees + 180.0) % 360.0 - 180.0
 
 
