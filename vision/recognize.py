@@ -948,7 +948,7 @@ def _level(frame_boxes: np.ndarray, row: Sequence[int]) -> float:
     return delta if 1.5 < abs(delta) < 10.0 else 0.0
 
 
-def turn_frame(frame: Frame, frame_boxes: np.ndarray, degrees: float) -> tuple[Frame, np.ndarray]:
+def _turn_frame(frame: Frame, frame_boxes: np.ndarray, degrees: float) -> tuple[Frame, np.ndarray]:
     """The frame turned by a few degrees more, and the boxes turned with it (`turned_boxes`)."""
     return Frame(frame.angle + degrees, frame.centre), turned_boxes(frame_boxes, degrees)
 
@@ -1238,8 +1238,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     level = _level(frame_boxes, row_idx)
     if level:  # the row still leans (its line was drawn off by tiles in line beyond a gap)
         if second_faint is not None:
-            second_faint = (turn_frame(frame, second_faint[0], level)[1], second_faint[1])
-        frame, frame_boxes = turn_frame(frame, frame_boxes, level)
+            second_faint = (turned_boxes(second_faint[0], level), second_faint[1])
+        frame, frame_boxes = _turn_frame(frame, frame_boxes, level)
         row_idx, frame_rows = frame_row()
     # a tile missing from the row: one the detector barely saw (a faint box) in a gap; after a
     # second detection, one the first detection found and the second did not, just beyond an
