@@ -23,7 +23,8 @@ loses the most hands before choosing what to work on (and the hand tiles left wi
 missed whole weighs on tile recall as much as a dozen tiles missed one by one). Each pair also gets its hand tiles counted through
 the reader (`miss_causes.hand_tile_states`: boxed, taken into the hand once, read right; again for the legible tiles
 when the set has `ink.jsonl`, see `tsumo_synth.legibility`; per class too, `--report` writes those as markdown
-tables: the model cards' per-class figures) and its exact photos by table kind (`table_kind`: a cloth with its
+tables: the model cards' per-class figures; `--json` keeps each hand tile not read right, `tile_misses`:
+what became of it, its box, its candidates) and its exact photos by table kind (`table_kind`: a cloth with its
 pattern). And the photos whose reading scores as the labelled hand would (`miss_causes.scores_alike`), of the
 whole hands and of the sure readings: what the product's user gets right, whatever the notation.
 
@@ -46,8 +47,8 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from miss_causes import (CAUSES, TILE_COUNTS, first_cause, hand_tile_states, scores_alike,  # noqa: E402
-                         tile_counts, whole_hand)
+from miss_causes import (CAUSES, TILE_COUNTS, first_cause, hand_tile_misses, hand_tile_states,  # noqa: E402
+                         scores_alike, tile_counts, whole_hand)
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import ALT_FILE, CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
 
@@ -71,7 +72,8 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     for folder in sets:
         rows = load_set(folder, limit)
         per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "sure": [], "alike": [], "causes": {},
-                     "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "unboxed_by_cause": {}, "by_table": {}}
+                     "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "unboxed_by_cause": {}, "by_table": {},
+                     "tile_misses": []}
                     for _ in pairs]
         legible = _legible_hand_tiles(folder, rows)
         if legible is not None:
@@ -95,6 +97,8 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                     _add(per_pair[k]["by_class"].setdefault(cls, dict.fromkeys(TILE_COUNTS, 0)), tile_counts([state]))
                 if legible is not None:
                     _add(per_pair[k]["legible_tiles"], tile_counts(states, legible[i]))
+                per_pair[k]["tile_misses"] += [{"photo": i, **m} for m in hand_tile_misses(
+                    row["tiles"], reading, None if legible is None else legible[i])]
                 table = per_pair[k]["by_table"].setdefault(table_kind(row), [0, 0])
                 table[0] += 1
                 table[1] += exact

@@ -125,6 +125,29 @@ def hand_tile_states(truth_tiles: Sequence[dict], reading) -> list[tuple[bool, b
     return out
 
 
+def hand_tile_misses(truth_tiles: Sequence[dict], reading, legible: Sequence[bool] | None = None) -> list[dict]:
+    """The hand tiles of one photo the reader did not read right, each with what became of it: `kind` unboxed (no
+    reader box stands for it), not_once (none or several of its boxes in the hand) or wrong (taken once, another
+    class), its true class, index in `truth_tiles` and legibility (None when unmeasured); for a tile taken once also
+    the reader's label, confidence, photo box and top candidates. The per-tile list a session needs to see which
+    tiles cost the figures (`eval_reading.py --json` keeps it per photo), kept in the repo because `cache/` is lost."""
+    _, boxes_of, used = _paired(truth_tiles, reading)
+    out = []
+    for j, (k, mine) in enumerate(boxes_of.items()):
+        taken = [i for i in mine if i in used]
+        tile = reading.tiles[taken[0]] if len(taken) == 1 else None
+        if tile is not None and tile.label == truth_tiles[k]["cls"]:
+            continue
+        miss = {"tile": k, "cls": truth_tiles[k]["cls"], "kind": "unboxed" if not mine else "not_once" if tile is None
+                else "wrong", "legible": None if legible is None else bool(legible[j])}
+        if tile is not None:
+            miss.update(label=tile.label, confidence=round(float(tile.confidence), 3),
+                        box=[round(float(v), 1) for v in tile.box],
+                        candidates=[[c.label, round(float(c.prob), 3)] for c in tile.candidates[:4]])
+        out.append(miss)
+    return out
+
+
 def tile_counts(states: Sequence[tuple[bool, bool, bool]], which: Sequence[bool] | None = None) -> dict[str, int]:
     """`hand_tile_states` as counts (`TILE_COUNTS`), over the hand tiles flagged True in `which` (all when None)."""
     if which is not None:

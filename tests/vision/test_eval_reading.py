@@ -240,3 +240,23 @@ def test_cli_refuses_an_output_it_cannot_write_before_reading(rendered, tmp_path
     with pytest.raises(SystemExit) as err:
         eval_reading.main([str(rendered), flag, str(tmp_path)])
     assert err.value.code == 2 and str(tmp_path) in capsys.readouterr().err
+
+
+def test_tile_misses_list_each_hand_tile_not_read_right(rendered, tmp_path):
+    """A hand tile read right whose label is changed shows up as read wrong, with what the reader read."""
+    first = eval_reading.evaluate([rendered], [SHIPPED], limit=1)["sets"][str(rendered)]["results"][0]
+    assert len(first["tile_misses"]) == first["tiles"]["n"] - first["tiles"]["right"]
+    rows = [json.loads(line) for line in (rendered / "labels.jsonl").read_text().splitlines()][:1]
+    wrong = {(m["photo"], m["tile"]) for m in first["tile_misses"]}
+    k = next(k for k, t in enumerate(rows[0]["tiles"]) if t["in_hand"] and (0, k) not in wrong)
+    was = rows[0]["tiles"][k]["cls"]
+    rows[0]["tiles"][k]["cls"] = "9s" if was != "9s" else "1m"
+    (tmp_path / "labels.jsonl").write_text(json.dumps(rows[0]))
+    (tmp_path / "images").symlink_to(rendered / "images")
+    res = eval_reading.evaluate([tmp_path], [SHIPPED])["sets"][str(tmp_path)]["results"][0]
+    assert len(res["tile_misses"]) == res["tiles"]["n"] - res["tiles"]["right"] == len(first["tile_misses"]) + 1
+    miss = next(m for m in res["tile_misses"] if m["tile"] == k)
+    assert miss["photo"] == 0 and miss["kind"] == "wrong" and miss["legible"] is None
+    assert miss["cls"] == rows[0]["tiles"][k]["cls"] and miss["label"] == was
+    assert miss["candidates"][0][0] == was and 0 < miss["confidence"] <= 1 and len(miss["box"]) == 4
+    assert all(m["kind"] in ("unboxed", "not_once", "wrong") for m in res["tile_misses"])
