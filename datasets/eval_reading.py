@@ -48,7 +48,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from miss_causes import (CAUSES, TILE_COUNTS, first_cause, hand_tile_misses, hand_tile_states,  # noqa: E402
-                         scores_alike, tile_counts, whole_hand)
+                         hand_tile_takes, scores_alike, tile_counts, whole_hand)
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import ALT_FILE, CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
 
@@ -90,7 +90,8 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 per_pair[k]["sure"].append(bool(reading.sure))
                 per_pair[k]["alike"].append(scores_alike(row, reading.hand))
                 exact = reading.sequence == row["sequence"]
-                states = hand_tile_states(row["tiles"], reading)
+                takes = hand_tile_takes(row["tiles"], reading)
+                states = hand_tile_states(row["tiles"], reading, takes)
                 counts = tile_counts(states)
                 _add(per_pair[k]["tiles"], counts)
                 for cls, state in zip((t["cls"] for t in row["tiles"] if t["in_hand"]), states, strict=True):
@@ -98,7 +99,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 if legible is not None:
                     _add(per_pair[k]["legible_tiles"], tile_counts(states, legible[i]))
                 per_pair[k]["tile_misses"] += [{"photo": i, **m} for m in hand_tile_misses(
-                    row["tiles"], reading, None if legible is None else legible[i])]
+                    row["tiles"], reading, None if legible is None else legible[i], takes)]
                 table = per_pair[k]["by_table"].setdefault(table_kind(row), [0, 0])
                 table[0] += 1
                 table[1] += exact

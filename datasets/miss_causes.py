@@ -112,34 +112,46 @@ def _paired(truth_tiles: Sequence[dict], reading) -> tuple[np.ndarray, dict[int,
 TILE_COUNTS = ("n", "boxed", "taken", "right")
 
 
-def hand_tile_states(truth_tiles: Sequence[dict], reading) -> list[tuple[bool, bool, bool]]:
-    """How far the reader got with each hand tile of one photo (hand tiles in `truth_tiles` order): (boxed, a
-    reader box stands for it — `box_owners`: the whole reader's tile recall, second looks included, not the
-    detector's first pass; taken, exactly one of its boxes is in the hand; right, that box also reads its class)."""
+def hand_tile_takes(truth_tiles: Sequence[dict], reading) -> list[tuple[int, bool, int | None]]:
+    """Each hand tile of one photo (in `truth_tiles` order): its index in `truth_tiles`, whether a reader box stands
+    for it (`box_owners`), and the one box of it the reading's groups took (None when none or several): the pairing
+    `hand_tile_states` and `hand_tile_misses` both read, made once per photo."""
     _, boxes_of, used = _paired(truth_tiles, reading)
-    out = []
+    takes = []
     for k, mine in boxes_of.items():
         taken = [i for i in mine if i in used]
-        once = len(taken) == 1
-        out.append((bool(mine), once, once and reading.tiles[taken[0]].label == truth_tiles[k]["cls"]))
-    return out
+        takes.append((k, bool(mine), taken[0] if len(taken) == 1 else None))
+    return takes
 
 
-def hand_tile_misses(truth_tiles: Sequence[dict], reading, legible: Sequence[bool] | None = None) -> list[dict]:
+def hand_tile_states(truth_tiles: Sequence[dict], reading,
+                     takes: Sequence[tuple[int, bool, int | None]] | None = None) -> list[tuple[bool, bool, bool]]:
+    """How far the reader got with each hand tile of one photo (hand tiles in `truth_tiles` order): (boxed, a
+    reader box stands for it — `box_owners`: the whole reader's tile recall, second looks included, not the
+    detector's first pass; taken, exactly one of its boxes is in the hand; right, that box also reads its class).
+    `takes`: `hand_tile_takes` of the same photo, when already made."""
+    takes = hand_tile_takes(truth_tiles, reading) if takes is None else takes
+    return [(boxed, i is not None, i is not None and reading.tiles[i].label == truth_tiles[k]["cls"])
+            for k, boxed, i in takes]
+
+
+def hand_tile_misses(truth_tiles: Sequence[dict], reading, legible: Sequence[bool] | None = None,
+                     takes: Sequence[tuple[int, bool, int | None]] | None = None) -> list[dict]:
     """The hand tiles of one photo the reader did not read right, each with what became of it: `kind` unboxed (no
     reader box stands for it), not_once (none or several of its boxes in the hand) or wrong (taken once, another
     class), its true class, index in `truth_tiles` and legibility (None when unmeasured); for a tile taken once also
     the reader's label, confidence, photo box and top candidates. The per-tile list a session needs to see which
-    tiles cost the figures (`eval_reading.py --json` keeps it per photo), kept in the repo because `cache/` is lost."""
-    _, boxes_of, used = _paired(truth_tiles, reading)
+    tiles cost the figures (`eval_reading.py --json` keeps it per photo), kept in the repo because `cache/` is lost.
+    `takes`: `hand_tile_takes` of the same photo, when already made."""
+    takes = hand_tile_takes(truth_tiles, reading) if takes is None else takes
     out = []
-    for j, (k, mine) in enumerate(boxes_of.items()):
-        taken = [i for i in mine if i in used]
-        tile = reading.tiles[taken[0]] if len(taken) == 1 else None
+    for j, (k, boxed, i) in enumerate(takes):
+        tile = None if i is None else reading.tiles[i]
         if tile is not None and tile.label == truth_tiles[k]["cls"]:
             continue
-        miss = {"tile": k, "cls": truth_tiles[k]["cls"], "kind": "unboxed" if not mine else "not_once" if tile is None
-                else "wrong", "legible": None if legible is None else bool(legible[j])}
+        kind = "wrong" if tile is not None else "not_once" if boxed else "unboxed"
+        miss = {"tile": k, "cls": truth_tiles[k]["cls"], "kind": kind,
+                "legible": None if legible is None else bool(legible[j])}
         if tile is not None:
             miss.update(label=tile.label, confidence=round(float(tile.confidence), 3),
                         box=[round(float(v), 1) for v in tile.box],
