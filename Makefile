@@ -24,10 +24,11 @@ test-deps: install
 	    || echo "warning: could not install$$missing; tests that need them will skip"; \
 	fi
 
-# Default run (fast), then the slow marker; pytest's exit 5 (nothing selected) is not a failure.
+# Default run (fast), then the slow marker; pytest's exit 5 (nothing selected) is not a failure. Each run
+# prints its slowest tests: CI has 90 minutes, and its log then says where they went.
 test: test-deps
-	$(PY) -m pytest -q
-	$(PY) -m pytest -q -m slow || [ $$? -eq 5 ]
+	$(PY) -m pytest -q --durations=10
+	$(PY) -m pytest -q -m slow --durations=15 || [ $$? -eq 5 ]
 
 test-fast: install
 	$(PY) -m pytest -q
