@@ -12,7 +12,6 @@ record: a set's name, photo seed, size, preset and scale, as the cards measured 
 from __future__ import annotations
 
 import argparse
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -110,12 +109,9 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         out = render(name, args.root, workers=args.workers, shared=args.shared)
         if args.legibility:
-            from tsumo_synth.legibility import measure_set
+            from tsumo_synth import legibility
 
-            try:
-                print(measure_set(out))
-            except RuntimeError as e:
-                print(f"error: {name}: {e}", file=sys.stderr)
+            if legibility.main([str(out)]) != 0:  # (it says what went wrong)
                 return 1
     return 0
 

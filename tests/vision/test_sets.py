@@ -72,3 +72,14 @@ def test_cli_refuses_unknown_names_and_lists_the_table():
     listed = subprocess.run(run + ["--list"], cwd=env_cwd, capture_output=True, text=True)
     assert listed.returncode == 0
     assert "det_test_x3g" in listed.stdout and "gates: det_test_x3g" in listed.stdout
+
+
+def test_cli_renders_a_set_with_its_legibility_sidecar(tmp_path, shared_dir, monkeypatch):
+    """`--legibility` writes the ink sidecar `eval_reading.py`'s legible figures read, beside the rendered set."""
+    from tsumo_synth.legibility import INK_FILE
+
+    monkeypatch.setitem(sets.SETS, "det_test_h", sets.SetRecipe(1, 99))  # (det_test_h's first photo only)
+    assert sets.main(["det_test_h", "--root", str(tmp_path), "--shared", str(shared_dir), "--legibility"]) == 0
+    out = tmp_path / "det_test_h"
+    assert len((out / "labels.jsonl").read_text().splitlines()) == 1
+    assert len((out / INK_FILE).read_text().splitlines()) == 1
