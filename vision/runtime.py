@@ -1,6 +1,8 @@
 """onnxruntime CPU sessions for the shipped models, made one way (detector, classifier, numeral specialist)."""
 from __future__ import annotations
 
+import platform
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 # Intra-op threads sleep between calls instead of spinning. The reader alternates between two or three
@@ -27,3 +29,20 @@ def cpu_session(path: str | Path, threads: int, what: str):
     for key, value in NO_SPINNING.items():
         opts.add_session_config_entry(key, value)
     return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+
+
+# The libraries whose numerics a reading depends on. Session 38 read the tune sets with the same code and weights
+# on a machine with newer onnxruntime / OpenCV than session 35's: 1 071 hands exact against 1 064. Figures from
+# two machines compare only when these agree, so every measurement records them.
+READING_LIBRARIES = ("numpy", "onnxruntime", "opencv-python-headless", "opencv-python", "pillow")
+
+
+def library_versions() -> dict[str, str]:
+    """Python and the installed versions of `READING_LIBRARIES` (those not installed are left out)."""
+    out = {"python": platform.python_version()}
+    for name in READING_LIBRARIES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            pass
+    return out

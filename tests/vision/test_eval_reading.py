@@ -217,14 +217,20 @@ def test_class_table_lists_each_class_in_model_order_with_a_total():
     assert "| 5z | 1 | 0.0 % | 0.0 % | – | 0.0 % |" in eval_reading.class_table({"5z": {"n": 1, "boxed": 0, "taken": 0, "right": 0}})
 
 
-def test_cli_report_writes_the_per_class_tables(rendered, tmp_path, capsys):
+def test_cli_report_writes_the_per_class_tables_and_the_libraries_read_with(rendered, tmp_path, capsys):
     report = tmp_path / "classes.md"
-    assert eval_reading.main([str(rendered), "--limit", "2", "--threads", "1", "--report", str(report)]) == 0
+    assert eval_reading.main([str(rendered), "--limit", "2", "--threads", "1", "--report", str(report),
+                              "--json", str(tmp_path / "figures.json")]) == 0
     text = report.read_text()
     assert text.startswith(f"## {rendered}: ") and "| **all** |" in text
-    figures = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    out = capsys.readouterr().out.strip().splitlines()
+    figures = json.loads(out[-1])
     total = figures["sets"][str(rendered)][0]["tiles"]
     assert f"| **all** | {total['n']} |" in text
+    from vision.runtime import library_versions
+
+    assert out[-2] == "read with " + ", ".join(f"{k} {v}" for k, v in library_versions().items())
+    assert json.loads((tmp_path / "figures.json").read_text())["libraries"] == library_versions()
 
 
 def test_cli_refuses_a_report_with_a_sweep(rendered, tmp_path, capsys):

@@ -39,3 +39,22 @@ def test_a_missing_model_file_is_named(tmp_path, what):
         cpu_session(tmp_path / "nothing.onnx", 1, what)
     with pytest.raises(FileNotFoundError, match="not found"):
         (TileDetector if what.startswith("detector") else TileClassifier)(tmp_path / "nothing.onnx")
+
+
+def test_library_versions_name_the_installed_reading_libraries():
+    """What a measurement records of its machine: Python and the installed numerics libraries, as installed."""
+    import platform
+    from importlib.metadata import version
+
+    import cv2
+    import onnxruntime
+
+    from vision.runtime import library_versions
+
+    v = library_versions()
+    assert v["python"] == platform.python_version()
+    assert v["onnxruntime"] == onnxruntime.__version__
+    assert v["numpy"] == version("numpy")
+    opencv = v.get("opencv-python-headless") or v.get("opencv-python")
+    assert opencv is not None and opencv.startswith(cv2.__version__.split("-")[0])
+    assert "no-such-package" not in v
