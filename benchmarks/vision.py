@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO))
 
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import MODELS_DIR, PhotoReader  # noqa: E402
-from vision.runtime import library_versions  # noqa: E402
+from vision.runtime import libraries_line, library_versions  # noqa: E402
 from vision.sequence import align, compare, flatten, parse_sequence  # noqa: E402
 
 HONOURS = {"tou": "1z", "nan": "2z", "sha": "3z", "pe": "4z", "haku": "5z", "hatsu": "6z", "chun": "7z"}
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
           f"median {t['median_ms']} ms, 12 MP {t['median_ms_12mp']} ms (+ decode {summary['decode_ms_12mp_jpeg']} ms; "
           f"read {'exactly' if big_exact else 'not exactly: ' + big_reading.sequence})")
     print(f"tsumo: ONNX files {summary['onnx_mb']} MB in all (target <= 20 MB)")
-    print("read with " + ", ".join(f"{k} {v}" for k, v in summary["libraries"].items()))
+    print(libraries_line(summary["libraries"]))
     if other:
         o = summary["mahjong_detector"]
         print(f"mahjong-detector: tile accuracy {o['tile_accuracy']:.1%} (plain {o['tile_accuracy_plain']:.1%}), "

@@ -51,7 +51,7 @@ from miss_causes import (CAUSES, TILE_COUNTS, first_cause, hand_tile_misses, han
                          hand_tile_takes, scores_alike, tile_counts, whole_hand)
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import ALT_FILE, CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
-from vision.runtime import library_versions  # noqa: E402
+from vision.runtime import libraries_line, library_versions  # noqa: E402
 
 
 def load_set(folder: Path, limit: int | None = None) -> list[dict]:
@@ -407,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"({r['exact']}/{r['n']} photos exact)\n\n" + class_table(r["by_class"]) + "\n"
                 for name, s in result["sets"].items() for (det, cls), r in zip(pairs, s["results"])))
     result["libraries"] = library_versions()  # (readings move a little with these: see vision.runtime)
-    print("read with " + ", ".join(f"{k} {v}" for k, v in result["libraries"].items()))
+    print(libraries_line(result["libraries"]))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=1))

@@ -46,3 +46,8 @@ def library_versions() -> dict[str, str]:
         except PackageNotFoundError:
             pass
     return out
+
+
+def libraries_line(versions: dict[str, str]) -> str:
+    """`library_versions()` as the one line a measurement prints: "read with python 3.11.7, numpy …"."""
+    return "read with " + ", ".join(f"{k} {v}" for k, v in versions.items())

@@ -227,9 +227,9 @@ def test_cli_report_writes_the_per_class_tables_and_the_libraries_read_with(rend
     figures = json.loads(out[-1])
     total = figures["sets"][str(rendered)][0]["tiles"]
     assert f"| **all** | {total['n']} |" in text
-    from vision.runtime import library_versions
+    from vision.runtime import libraries_line, library_versions
 
-    assert out[-2] == "read with " + ", ".join(f"{k} {v}" for k, v in library_versions().items())
+    assert out[-2] == libraries_line(library_versions()) and out[-2].startswith("read with python ")
     assert json.loads((tmp_path / "figures.json").read_text())["libraries"] == library_versions()
 
 
