@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from tests.vision.test_pipeline_oracle import OracleClassifier, OracleDetector, scene
+from tests.vision.test_pipeline_oracle import OracleClassifier, OracleDetector, faces, scene
 from tsumo.cli import main
 from vision.pipeline import MODELS_DIR as REPO_MODELS, PhotoReader
 
@@ -19,7 +19,7 @@ from vision.pipeline import MODELS_DIR as REPO_MODELS, PhotoReader
 def _render(tmp_path, sequence: str, seed: int, name: str = "hand.png", **opts):
     rng = np.random.default_rng(seed)
     image, labels = scene.render_hand_photo(sequence, rng, roll_deg=0.0, azimuth_deg=0.0, standing=False,
-                                            size=(960, 720), **opts)
+                                            size=(960, 720), artist=faces(), **opts)
     path = tmp_path / name
     cv2.imwrite(str(path), cv2.cvtColor(image, cv2.COLOR_RGB2BGR))
     return path, labels

@@ -7,10 +7,13 @@ owner's side from upright faces, layout, reading. Errors here are ours, not the 
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import pickle
 import random
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -91,11 +94,19 @@ class OracleClassifier:
         return probs, flips
 
 
+@functools.cache
+def faces():
+    """The renderer's default faces, painted once per process. A face variant is the same picture
+    whichever pool paints it (`FacePool`), so photos are byte-identical to a fresh pool's, but a
+    fresh pool per photo repaints its faces: 1.3 s a photo instead of 0.3 s."""
+    return scene.default_face_source()
+
+
 def render(seed: int, **options):
     rng = np.random.default_rng(seed)
     players = options.pop("players", 4)
     spec = scene.random_scene_hand(rng, players=players)
-    image, labels = scene.render_hand_photo(spec.sequence, rng, players=players, **options)
+    image, labels = scene.render_hand_photo(spec.sequence, rng, players=players, artist=faces(), **options)
     return image, labels
 
 
@@ -139,7 +150,7 @@ def test_seen_from_across():
 
 def test_three_player_with_nuki():
     seq = "1p 2p 3p 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z | 4z 4z"
-    image, labels = scene.render_hand_photo(seq, np.random.default_rng(4000), players=3, size=SMALL,
+    image, labels = scene.render_hand_photo(seq, np.random.default_rng(4000), players=3, size=SMALL, artist=faces(),
                                             standing=False)
     reader = PhotoReader(detector=OracleDetector(labels), classifier=OracleClassifier(labels))
     reading = reader.read(image, players=3)
@@ -167,22 +178,46 @@ def cached_render(seed: int, **kw):
     return out
 
 
-def exact_share(seeds, n: int, **kw) -> tuple[float, list, int]:
-    """Share of `n` readable rendered photos read exactly, the misses, and photos skipped."""
+def judge(seed: int, kw: dict) -> tuple[str, tuple | None]:
+    """("skipped" | "exact" | "miss", the miss) for one seed's render read with a jittered oracle."""
+    rendered = cached_render(seed, **kw)
+    if rendered is None:
+        return "skipped", None
+    image, labels = rendered
+    reader = PhotoReader(detector=OracleDetector(labels, 0.03, seed), classifier=OracleClassifier(labels))
+    reading = reader.read(image, players=labels.players)
+    if reading.sequence == labels.sequence:
+        return "exact", None
+    return "miss", (seed, reading.sequence, labels.sequence, labels.camera)
+
+
+def workers() -> int:
+    """Processes for the large sets: `$TSUMO_TEST_WORKERS`, else every CPU this process may use."""
+    return int(os.environ.get("TSUMO_TEST_WORKERS") or len(os.sched_getaffinity(0)))
+
+
+def exact_share(seeds, n: int, processes: int = 1, **kw) -> tuple[float, list, int]:
+    """Share of the first `n` readable rendered photos of `seeds` read exactly, the misses, and
+    photos skipped. With `processes` > 1 the seeds are judged in that many fresh processes and
+    taken in seed order, so the result is the serial one (rendering dominates: 0.3 s a photo)."""
     misses, done, skipped = [], 0, 0
-    for s in seeds:
-        if done == n:
-            break
-        rendered = cached_render(s, **kw)
-        if rendered is None:
-            skipped += 1
-            continue
-        image, labels = rendered
-        reader = PhotoReader(detector=OracleDetector(labels, 0.03, s), classifier=OracleClassifier(labels))
-        reading = reader.read(image, players=labels.players)
-        done += 1
-        if reading.sequence != labels.sequence:
-            misses.append((s, reading.sequence, labels.sequence, labels.camera))
+    seeds = list(seeds)
+    pool = ProcessPoolExecutor(processes, mp_context=get_context("spawn")) if processes > 1 else None
+    try:
+        results = (pool.map(judge, seeds, [kw] * len(seeds), chunksize=4) if pool
+                   else (judge(s, kw) for s in seeds))
+        for status, miss in results:
+            if done == n:
+                break
+            if status == "skipped":
+                skipped += 1
+                continue
+            done += 1
+            if miss is not None:
+                misses.append(miss)
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
     assert done == n, f"only {done} readable photos rendered"
     return 1 - len(misses) / n, misses, skipped
 
@@ -192,11 +227,22 @@ def test_rendered_set_small():
     assert share >= 4 / 5, misses[:5]
 
 
+def test_rendered_set_in_processes_is_the_serial_one():
+    """The large sets are judged in several processes; they must count what one process counts.
+    These seeds of the 500-photo set start with a render no reader could read (skipped) and, with
+    this session's reader, hold two misses (900033, 900035)."""
+    serial = exact_share(range(900_028, 900_100), 7, 1, size=SMALL)
+    parallel = exact_share(range(900_028, 900_100), 7, 2, size=SMALL)
+    assert serial[2] == 1
+    assert parallel[0] == serial[0] and parallel[2] == serial[2]
+    assert [m[:3] for m in parallel[1]] == [m[:3] for m in serial[1]]
+
+
 @pytest.mark.slow
 def test_rendered_set_500():
     """500 readable rendered photos (960×720) from held-out seeds, boxes jittered like a
     detector's (3 % of their size)."""
-    share, misses, skipped = exact_share(range(900_000, 901_000), 500, size=SMALL)
+    share, misses, skipped = exact_share(range(900_000, 901_000), 500, workers(), size=SMALL)
     print(f"exact {share:.3f}, skipped {skipped}")
     # The issue's target is 98 %; measured 97.4 % on these 500 at the end of session 5 (97.6 % at
     # its second checkpoint, 96.6 % at its start and at the end of session 4, 94.4 % at the end of
@@ -211,7 +257,7 @@ def test_issue_target_on_the_pre_registered_held_out_set():
     options as above), read once with the session's final code: 98.2 % (982/1000). With the
     same code the other two held-out sets read 97.4 % (the 500 above) and 98.3 % (1 000 of seeds
     950000+): 98.1 % of the 2 500 together (docs/vision.md)."""
-    share, misses, skipped = exact_share(range(970_000, 972_000), 1000, size=SMALL)
+    share, misses, skipped = exact_share(range(970_000, 972_000), 1000, workers(), size=SMALL)
     print(f"exact {share:.3f}, skipped {skipped}")
     assert share >= 0.98, (share, misses[:10])
 
@@ -245,7 +291,7 @@ def test_rendered_meld_kinds(seq):
     """Every meld kind and call direction, rendered by the scene generator (flat, level photo).
     (The seed is fixed; the drawn tile's gap is drawn at random and can be too narrow to see,
     which the random sets measure.)"""
-    image, labels = scene.render_hand_photo(seq, np.random.default_rng(7), size=SMALL, standing=False,
+    image, labels = scene.render_hand_photo(seq, np.random.default_rng(7), size=SMALL, artist=faces(), standing=False,
                                             roll_deg=0.0, azimuth_deg=0.0, elevation_deg=70.0)
     reader = PhotoReader(detector=OracleDetector(labels, 0.03, 1), classifier=OracleClassifier(labels))
     reading = reader.read(image)
