@@ -11,6 +11,8 @@ pairs are read in one run, photo by photo in turn, so they are compared with the
 code on the same machine load: reading-code changes move every pair's figure, so figures of
 different runs (or checkouts) are not comparable, and an A/B is only fair inside one run. The
 last line printed is one JSON object with every figure; `--json` also keeps each photo's reading.
+`--workers 2 --threads 1` reads the photos in two processes with the same figures (session 39: `det_test_x3g`
+in 3.7 min instead of 6.4 on 2 cores; the models are too small for onnxruntime's threads to fill the second).
 
 `--sweep vision.reading.PEN_THIRTEEN=2,3,4` instead reads every photo once per value of one
 numeric constant of the reading code (first pair only), with each photo's model outputs cached
@@ -64,61 +66,112 @@ def load_set(folder: Path, limit: int | None = None) -> list[dict]:
 
 
 def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int = 2,
-             limit: int | None = None) -> dict:
-    """Read every photo of `sets` with each (detector, classifier) pair; exact counts and misses."""
+             limit: int | None = None, workers: int = 1) -> dict:
+    """Read every photo of `sets` with each (detector, classifier) pair; exact counts and misses.
+    `workers` > 1 reads the photos in that many processes (each with its own models, `threads` each) and
+    tallies them in photo order, so every figure but the time per photo is the one-process one."""
+    out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
+    pool = None
+    if workers > 1:
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_reader_process,
+                                   initargs=(pairs, threads))
+    else:
+        readers = _readers(pairs, threads)
+    try:
+        for folder in sets:
+            rows = load_set(folder, limit)
+            per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "sure": [], "alike": [], "causes": {},
+                         "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "unboxed_by_cause": {},
+                         "by_table": {}, "tile_misses": []}
+                        for _ in pairs]
+            legible = _legible_hand_tiles(folder, rows)
+            if legible is not None:
+                for res in per_pair:
+                    res["legible_tiles"] = dict.fromkeys(TILE_COUNTS, 0)
+            jobs = [(folder, i, row, None if legible is None else legible[i]) for i, row in enumerate(rows)]
+            photos = (pool.map(_read_in_process, jobs, chunksize=2) if pool
+                      else (read_photo(readers, *job) for job in jobs))
+            for (_, i, row, _), records in zip(jobs, photos):
+                for res, rec in zip(per_pair, records):
+                    _tally(res, i, row, rec)
+            for res in per_pair:
+                res["surely"] = sure_counts(res["sure"], res["misses"])
+                res["scoring"] = scoring_counts(res["alike"], res["sure"], [whole_hand(r.get("hand")) for r in rows])
+                res["n"] = len(rows)
+                res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)
+            out["sets"][str(folder)] = {"truth": [r["sequence"] for r in rows], "results": per_pair}
+    finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
+    return out
+
+
+def _readers(pairs: list[tuple[Path, Path]], threads: int) -> list[PhotoReader]:
     from vision.classify import TileClassifier
 
-    readers = [PhotoReader(**_detectors(d, threads), classifier=TileClassifier(c, threads)) for d, c in pairs]
-    out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
-    for folder in sets:
-        rows = load_set(folder, limit)
-        per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "sure": [], "alike": [], "causes": {},
-                     "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "unboxed_by_cause": {}, "by_table": {},
-                     "tile_misses": []}
-                    for _ in pairs]
-        legible = _legible_hand_tiles(folder, rows)
-        if legible is not None:
-            for res in per_pair:
-                res["legible_tiles"] = dict.fromkeys(TILE_COUNTS, 0)
-        for i, row in enumerate(rows):
-            image = load_image(folder / row["image"])
-            order = range(len(readers)) if i % 2 == 0 else reversed(range(len(readers)))
-            for k in order:  # alternate the order so neither pair always runs on a warm cache
-                t0 = time.perf_counter()
-                reading = readers[k].read(image, players=row.get("players", 4))
-                per_pair[k]["ms"] += (time.perf_counter() - t0) * 1000
-                per_pair[k]["reads"].append(reading.sequence)
-                per_pair[k]["sure"].append(bool(reading.sure))
-                per_pair[k]["alike"].append(scores_alike(row, reading.hand))
-                exact = reading.sequence == row["sequence"]
-                takes = hand_tile_takes(row["tiles"], reading)
-                states = hand_tile_states(row["tiles"], reading, takes)
-                counts = tile_counts(states)
-                _add(per_pair[k]["tiles"], counts)
-                for cls, state in zip((t["cls"] for t in row["tiles"] if t["in_hand"]), states, strict=True):
-                    _add(per_pair[k]["by_class"].setdefault(cls, dict.fromkeys(TILE_COUNTS, 0)), tile_counts([state]))
-                if legible is not None:
-                    _add(per_pair[k]["legible_tiles"], tile_counts(states, legible[i]))
-                per_pair[k]["tile_misses"] += [{"photo": i, **m} for m in hand_tile_misses(
-                    row["tiles"], reading, None if legible is None else legible[i], takes)]
-                table = per_pair[k]["by_table"].setdefault(table_kind(row), [0, 0])
-                table[0] += 1
-                table[1] += exact
-                if exact:
-                    per_pair[k]["exact"] += 1
-                else:
-                    per_pair[k]["misses"].append(i)
-                    cause = first_cause(row["tiles"], reading)
-                    per_pair[k]["causes"][cause] = per_pair[k]["causes"].get(cause, 0) + 1
-                    unboxed = per_pair[k]["unboxed_by_cause"]
-                    unboxed[cause] = unboxed.get(cause, 0) + counts["n"] - counts["boxed"]
-        for res in per_pair:
-            res["surely"] = sure_counts(res["sure"], res["misses"])
-            res["scoring"] = scoring_counts(res["alike"], res["sure"], [whole_hand(r.get("hand")) for r in rows])
-            res["n"] = len(rows)
-            res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)
-        out["sets"][str(folder)] = {"truth": [r["sequence"] for r in rows], "results": per_pair}
-    return out
+    return [PhotoReader(**_detectors(d, threads), classifier=TileClassifier(c, threads)) for d, c in pairs]
+
+
+_PROCESS_READERS: list[PhotoReader] = []  # a worker process's readers (`evaluate(workers=…)` only)
+
+
+def _init_reader_process(pairs: list[tuple[Path, Path]], threads: int) -> None:
+    _PROCESS_READERS[:] = _readers(pairs, threads)
+
+
+def _read_in_process(job: tuple) -> list[dict]:
+    return read_photo(_PROCESS_READERS, *job)
+
+
+def read_photo(readers: list[PhotoReader], folder: Path, i: int, row: dict, legible: list[bool] | None) -> list[dict]:
+    """Photo `i` of a set read by each reader: what `_tally` adds up, one record per reader."""
+    image = load_image(folder / row["image"])
+    records: list[dict] = [{} for _ in readers]
+    order = range(len(readers)) if i % 2 == 0 else reversed(range(len(readers)))
+    for k in order:  # alternate the order so neither pair always runs on a warm cache
+        t0 = time.perf_counter()
+        reading = readers[k].read(image, players=row.get("players", 4))
+        ms = (time.perf_counter() - t0) * 1000
+        exact = reading.sequence == row["sequence"]
+        takes = hand_tile_takes(row["tiles"], reading)
+        states = hand_tile_states(row["tiles"], reading, takes)
+        counts = tile_counts(states)
+        records[k] = {
+            "ms": ms, "sequence": reading.sequence, "sure": bool(reading.sure), "exact": exact,
+            "alike": scores_alike(row, reading.hand), "counts": counts,
+            "by_class": [(t["cls"], tile_counts([state]))
+                         for t, state in zip((t for t in row["tiles"] if t["in_hand"]), states, strict=True)],
+            "legible": None if legible is None else tile_counts(states, legible),
+            "tile_misses": hand_tile_misses(row["tiles"], reading, legible, takes),
+            "cause": None if exact else first_cause(row["tiles"], reading)}
+    return records
+
+
+def _tally(res: dict, i: int, row: dict, rec: dict) -> None:
+    """Add photo `i`'s record (`read_photo`) to one pair's figures."""
+    res["ms"] += rec["ms"]
+    res["reads"].append(rec["sequence"])
+    res["sure"].append(rec["sure"])
+    res["alike"].append(rec["alike"])
+    _add(res["tiles"], rec["counts"])
+    for cls, counts in rec["by_class"]:
+        _add(res["by_class"].setdefault(cls, dict.fromkeys(TILE_COUNTS, 0)), counts)
+    if rec["legible"] is not None:
+        _add(res["legible_tiles"], rec["legible"])
+    res["tile_misses"] += [{"photo": i, **m} for m in rec["tile_misses"]]
+    table = res["by_table"].setdefault(table_kind(row), [0, 0])
+    table[0] += 1
+    table[1] += rec["exact"]
+    if rec["exact"]:
+        res["exact"] += 1
+        return
+    res["misses"].append(i)
+    res["causes"][rec["cause"]] = res["causes"].get(rec["cause"], 0) + 1
+    res["unboxed_by_cause"][rec["cause"]] = (res["unboxed_by_cause"].get(rec["cause"], 0)
+                                             + rec["counts"]["n"] - rec["counts"]["boxed"])
 
 
 def sure_counts(sure: list[bool], misses: list[int]) -> dict:
@@ -349,7 +402,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="ONNX files to read with (repeat to compare; default: the shipped models); DETECTOR may be "
                          "FIRST+CLOSER: a second detector for the closer look around the hand; and end in ,ALT: "
                          "a second detector for the extra looks at unsure photos")
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2, help="onnxruntime threads per model")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="read the photos in this many processes (same figures; about twice as fast with 2 on 2 cores)")
     ap.add_argument("--limit", type=int, default=None, help="first N photos of each set")
     ap.add_argument("--json", type=Path, default=None, help="write every figure and each photo's reading here")
     ap.add_argument("--show-misses", action="store_true", help="print each missed photo: truth and readings")
@@ -379,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"  gained {r['gained']} lost {r['lost']}")
         last = result
     else:
-        result = evaluate(args.sets, pairs, threads=args.threads, limit=args.limit)
+        result = evaluate(args.sets, pairs, threads=args.threads, limit=args.limit, workers=args.workers)
         for name, s in result["sets"].items():
             for (det, cls), r in zip(pairs, s["results"]):
                 print(f"{name}: {r['exact']}/{r['n']} exact  ({' + '.join(p.name for p in detector_files(det))} + {cls.name}, {r['mean_ms']} ms/photo)")

@@ -266,3 +266,17 @@ def test_tile_misses_list_each_hand_tile_not_read_right(rendered, tmp_path):
     assert miss["cls"] == rows[0]["tiles"][k]["cls"] and miss["label"] == was
     assert miss["candidates"][0][0] == was and 0 < miss["confidence"] <= 1 and len(miss["box"]) == 4
     assert all(m["kind"] in ("unboxed", "not_once", "wrong") for m in res["tile_misses"])
+
+
+def test_photos_read_in_processes_give_the_one_process_figures(rendered):
+    """`workers` reads the photos in other processes and tallies them in photo order: every figure but the time."""
+    def without_time(result):
+        for s in result["sets"].values():
+            for r in s["results"]:
+                r.pop("mean_ms")
+        return result
+
+    one = eval_reading.evaluate([rendered], [SHIPPED, SHIPPED])
+    two = eval_reading.evaluate([rendered], [SHIPPED, SHIPPED], workers=2)
+    assert without_time(two) == without_time(one)
+    assert one["sets"][str(rendered)]["results"][0]["n"] == 3
