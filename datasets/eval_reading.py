@@ -419,6 +419,10 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"model file not found: {path}")
     if args.sweep and args.report:
         ap.error("--report tables the figures of a plain run: it cannot go with --sweep")
+    if args.workers < 1 or args.threads < 1:
+        ap.error("--workers and --threads must be at least 1")
+    if args.sweep and args.workers > 1:
+        ap.error("--workers reads a plain run in processes: a --sweep reads in one (its model outputs are cached there)")
     for out in (args.report, args.json):  # (refused now, not after the whole set is read)
         if out is not None and (out.is_dir() or not os.access(_existing_parent(out), os.W_OK)):
             ap.error(f"cannot write {out}: a folder, or not writable")

@@ -240,6 +240,14 @@ def test_cli_refuses_a_report_with_a_sweep(rendered, tmp_path, capsys):
     assert not (tmp_path / "r.md").exists()
 
 
+@pytest.mark.parametrize("args, message", [(["--workers", "0"], "at least 1"), (["--threads", "0"], "at least 1"),
+                                           (["--workers", "2", "--sweep", "vision.reading.PEN_TWICE=1"], "--sweep")])
+def test_cli_refuses_workers_it_cannot_use(rendered, capsys, args, message):
+    with pytest.raises(SystemExit) as err:
+        eval_reading.main([str(rendered), *args])
+    assert err.value.code == 2 and message in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("flag", ["--report", "--json"])
 def test_cli_refuses_an_output_it_cannot_write_before_reading(rendered, tmp_path, capsys, flag):
     """A folder given as the output file is refused at once (exit 2, the path named), not after every photo is read."""
