@@ -1,6 +1,8 @@
-"""Shared test helpers: where the read-only reference material (`../shared`) and the repo are."""
+"""Shared test helpers: where the read-only reference material (`../shared`) and the repo are, and how many
+processes the large rendered-set tests may use."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -19,3 +21,9 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def repo_dir() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session")
+def processes() -> int:
+    """Processes for the large rendered-set tests: `$TSUMO_TEST_WORKERS`, else every CPU this process may use."""
+    return int(os.environ.get("TSUMO_TEST_WORKERS") or len(os.sched_getaffinity(0)))

@@ -15,8 +15,6 @@ tune sets (`tsumo_synth.sets` group `tune`).
 """
 from __future__ import annotations
 
-import os
-
 import pytest
 
 sets = pytest.importorskip("tsumo_synth.sets")
@@ -35,11 +33,10 @@ FLOORS = {
 
 
 @pytest.mark.slow
-def test_the_shipped_reader_on_the_held_out_gate(repo_dir, shared_dir):
-    cpus = len(os.sched_getaffinity(0))
-    folder = sets.render(GATE, repo_dir / "cache" / "synth", workers=cpus, quiet=True, shared=shared_dir)
+def test_the_shipped_reader_on_the_held_out_gate(repo_dir, shared_dir, processes):
+    folder = sets.render(GATE, repo_dir / "cache" / "synth", workers=processes, quiet=True, shared=shared_dir)
     pair = (eval_reading.shipped_detector(), MODELS_DIR / CLASSIFIER_FILE)
-    result = eval_reading.evaluate([folder], [pair], threads=1, workers=cpus)  # (the figures of one process)
+    result = eval_reading.evaluate([folder], [pair], threads=1, workers=processes)  # (the figures of one process)
     r = result["sets"][str(folder)]["results"][0]
     tiles, sure = r["tiles"], r["surely"]
     figures = {"exact": r["exact"], "boxed": tiles["boxed"] / tiles["n"],
