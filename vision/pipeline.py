@@ -69,6 +69,15 @@ ALT_LOOKS: tuple[tuple[str, dict], ...] = (
 LARGE_LOOKS: tuple[tuple[str, dict], ...] = (
     ("an 896-px detector input", {"imgsz": 896}),
 )
+# Optional: a third detector, a fine-tune of the first on renders half of them on patterned cloths
+# (models/tile_detector_cloth.md). The stripes of a plaid cloth a tile or two apart hide whole rows from the other two
+# at any input size, and a fine-tune that mends those photos loses as many others when it reads every photo (session
+# 33). So it reads only a photo that every look above left unsure, in these ways, by the same rule (a look's reading
+# replaces the kept one only when it costs LOOK_MARGIN less).
+CLOTH_FILE = "tile_detector_cloth.onnx"
+CLOTH_LOOKS: tuple[tuple[str, dict], ...] = (
+    ("a detector fine-tuned on patterned cloths", {}),
+)
 # A photo whose first detection finds no tile at all is one the detector cannot see at its input size: the
 # stripes of a plaid cloth a tile or two apart hide whole rows at 512 px (session 33: clear photos of a hand read
 # as "no tiles were found"; on the 200 plaid-heavy tune renders 3 photos, on the held-out gates 4 of 1 050). Such
@@ -114,11 +123,13 @@ class PhotoReader:
     def __init__(self, models_dir: Path | None = None, threads: int = 2, *,
                  detector: Detector | None = None, classifier: Classifier | None = None,
                  classify_all: bool = False, closer: Detector | None = None, alt: Detector | None = None,
-                 looks: Sequence[Look] | None = None, empty_looks: Sequence[Look] | None = None):
+                 cloth: Detector | None = None, looks: Sequence[Look] | None = None,
+                 empty_looks: Sequence[Look] | None = None):
         """`looks`: the ways to read an unsure photo again; by default SECOND_LOOKS, made from
         `detector` (and `closer`) when it offers `variant` (`TileDetector` does), else none, then
         ALT_LOOKS made from `alt` (loaded from `models_dir` with the detector, when the file is there),
-        then LARGE_LOOKS made from each detector that offers `variant`.
+        then LARGE_LOOKS made from each detector that offers `variant`, then CLOTH_LOOKS made from `cloth` (loaded
+        from `models_dir` with the detector, when the file is there).
         `empty_looks`: the ways to read it too when its first reading found no tile; by default EMPTY_LOOKS
         made from `detector`, then from `alt`, each that offers `variant`."""
         models_dir = Path(models_dir) if models_dir else MODELS_DIR
@@ -130,6 +141,8 @@ class PhotoReader:
                 closer = TileDetector(models_dir / CLOSER_FILE, threads)
             if alt is None and (models_dir / ALT_FILE).is_file():
                 alt = TileDetector(models_dir / ALT_FILE, threads)
+            if cloth is None and (models_dir / CLOTH_FILE).is_file():
+                cloth = TileDetector(models_dir / CLOTH_FILE, threads)
         if classifier is None:
             from vision.classify import TileClassifier
 
@@ -139,6 +152,7 @@ class PhotoReader:
         self.classifier = classifier
         self.classify_all = classify_all
         self.alt = alt
+        self.cloth = cloth
         if looks is None:
             looks = [Look(name, detector.variant(**changes),
                           closer.variant(**changes) if hasattr(closer, "variant") else closer)
@@ -147,6 +161,9 @@ class PhotoReader:
                 looks += [Look(name, alt.variant(**changes) if changes else alt) for name, changes in ALT_LOOKS
                           if not changes or hasattr(alt, "variant")]
             looks += _each_detector(LARGE_LOOKS, detector, alt)
+            if cloth is not None:
+                looks += [Look(name, cloth.variant(**changes) if changes else cloth) for name, changes in CLOTH_LOOKS
+                          if not changes or hasattr(cloth, "variant")]
         if empty_looks is None:
             empty_looks = _each_detector(EMPTY_LOOKS, detector, alt)
         self.looks = list(looks)
