@@ -52,7 +52,7 @@ if str(REPO) not in sys.path:
 from miss_causes import (CAUSES, TILE_COUNTS, first_cause, hand_tile_misses, hand_tile_states,  # noqa: E402
                          hand_tile_takes, scores_alike, tile_counts, whole_hand)
 from vision.io import load_image  # noqa: E402
-from vision.pipeline import ALT_FILE, CLASSIFIER_FILE, CLOTH_FILE, DETECTOR_FILE, MODELS_DIR, PhotoReader  # noqa: E402
+from vision.pipeline import ALT_FILE, CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, THIRD_FILE, PhotoReader  # noqa: E402
 from vision.runtime import libraries_line, library_versions  # noqa: E402
 
 
@@ -266,10 +266,10 @@ def _existing_parent(path: Path) -> Path:
 
 
 def _split_spec(spec: Path) -> tuple[list[Path], list[Path]]:
-    """`--pair`'s DETECTOR as ([FIRST] or [FIRST, CLOSER], [] or [ALT] or [ALT, CLOTH])."""
+    """`--pair`'s DETECTOR as ([FIRST] or [FIRST, CLOSER], [] or [ALT] or [ALT, THIRD])."""
     main, *extra = str(spec).split(",")
     if len(extra) > 2:
-        raise ValueError(f"--pair DETECTOR takes at most FIRST+CLOSER,ALT,CLOTH, not {spec}")
+        raise ValueError(f"--pair DETECTOR takes at most FIRST+CLOSER,ALT,THIRD, not {spec}")
     return [Path(p) for p in main.split("+")], [Path(p) for p in extra]
 
 
@@ -277,25 +277,25 @@ def detector_files(spec: Path) -> list[Path]:
     """`--pair`'s DETECTOR: one ONNX file, or FIRST+CLOSER (the second a detector for the reader's
     closer look around the hand only; see `vision.pipeline.CLOSER_FILE`); either followed by ,ALT
     (a second detector for the extra looks at unsure photos; see `vision.pipeline.ALT_FILE`) and then
-    by ,CLOTH (a third, for the last looks; see `vision.pipeline.CLOTH_FILE`)."""
+    by ,THIRD (a third, for the last looks; see `vision.pipeline.THIRD_FILE`)."""
     main, extra = _split_spec(spec)
     return main + extra
 
 
 def _detectors(spec: Path, threads: int) -> dict:
-    """PhotoReader's `detector`, `closer`, `alt` and `cloth` (None unless given) for `--pair`'s DETECTOR."""
+    """PhotoReader's `detector`, `closer`, `alt` and `third` (None unless given) for `--pair`'s DETECTOR."""
     from vision.detect import TileDetector
 
     main, extra = _split_spec(spec)
     first, *closer = (TileDetector(p, threads) for p in main)
-    alt, cloth = ([TileDetector(p, threads) for p in extra] + [None, None])[:2]
-    return {"detector": first, "closer": closer[0] if closer else None, "alt": alt, "cloth": cloth}
+    alt, third = ([TileDetector(p, threads) for p in extra] + [None, None])[:2]
+    return {"detector": first, "closer": closer[0] if closer else None, "alt": alt, "third": third}
 
 
 def shipped_detector() -> Path:
     """The DETECTOR the product reads with: the shipped detector, with its second (and third) one when shipped."""
     spec = str(MODELS_DIR / DETECTOR_FILE)
-    for name in (ALT_FILE, CLOTH_FILE):
+    for name in (ALT_FILE, THIRD_FILE):
         if not (MODELS_DIR / name).is_file():
             break
         spec += f",{MODELS_DIR / name}"
@@ -408,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pair", type=Path, nargs=2, action="append", metavar=("DETECTOR", "CLASSIFIER"),
                     help="ONNX files to read with (repeat to compare; default: the shipped models); DETECTOR may be "
                          "FIRST+CLOSER: a second detector for the closer look around the hand; and end in ,ALT: "
-                         "a second detector for the extra looks at unsure photos, then ,CLOTH: a third for the last "
+                         "a second detector for the extra looks at unsure photos, then ,THIRD: a third for the last "
                          "looks")
     ap.add_argument("--threads", type=int, default=2, help="onnxruntime threads per model")
     ap.add_argument("--workers", type=int, default=1,

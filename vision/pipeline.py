@@ -69,14 +69,15 @@ ALT_LOOKS: tuple[tuple[str, dict], ...] = (
 LARGE_LOOKS: tuple[tuple[str, dict], ...] = (
     ("an 896-px detector input", {"imgsz": 896}),
 )
-# Optional: a third detector, a fine-tune of the first on renders half of them on patterned cloths
-# (models/tile_detector_cloth.md). The stripes of a plaid cloth a tile or two apart hide whole rows from the other two
-# at any input size, and a fine-tune that mends those photos loses as many others when it reads every photo (session
-# 33). So it reads only a photo that every look above left unsure, in these ways, by the same rule (a look's reading
-# replaces the kept one only when it costs LOOK_MARGIN less).
-CLOTH_FILE = "tile_detector_cloth.onnx"
-CLOTH_LOOKS: tuple[tuple[str, dict], ...] = (
-    ("a detector fine-tuned on patterned cloths", {}),
+# Optional: a third detector, read last, only at a photo every look above left unsure, in these ways and by the same
+# rule (a look's reading replaces the kept one only when it costs LOOK_MARGIN less). None is shipped: each third
+# detector tried traded photos as a last look (session 28: ft28 / ft28c at most +1 a tune set; session 40: a
+# fine-tune on session 33's plaid-heavy renders, models/tile_detector.md "Session 40", +2 on the plaid tune set
+# and -1 on the close one at best). The hook stays for the next candidate (`eval_reading.py --pair FIRST,ALT,THIRD`).
+THIRD_FILE = "tile_detector_third.onnx"
+THIRD_LOOKS: tuple[tuple[str, dict], ...] = (
+    ("a third detector", {}),
+    ("a third detector at an 896-px input", {"imgsz": 896}),
 )
 # A photo whose first detection finds no tile at all is one the detector cannot see at its input size: the
 # stripes of a plaid cloth a tile or two apart hide whole rows at 512 px (session 33: clear photos of a hand read
@@ -123,12 +124,12 @@ class PhotoReader:
     def __init__(self, models_dir: Path | None = None, threads: int = 2, *,
                  detector: Detector | None = None, classifier: Classifier | None = None,
                  classify_all: bool = False, closer: Detector | None = None, alt: Detector | None = None,
-                 cloth: Detector | None = None, looks: Sequence[Look] | None = None,
+                 third: Detector | None = None, looks: Sequence[Look] | None = None,
                  empty_looks: Sequence[Look] | None = None):
         """`looks`: the ways to read an unsure photo again; by default SECOND_LOOKS, made from
         `detector` (and `closer`) when it offers `variant` (`TileDetector` does), else none, then
         ALT_LOOKS made from `alt` (loaded from `models_dir` with the detector, when the file is there),
-        then LARGE_LOOKS made from each detector that offers `variant`, then CLOTH_LOOKS made from `cloth` (loaded
+        then LARGE_LOOKS made from each detector that offers `variant`, then THIRD_LOOKS made from `third` (loaded
         from `models_dir` with the detector, when the file is there).
         `empty_looks`: the ways to read it too when its first reading found no tile; by default EMPTY_LOOKS
         made from `detector`, then from `alt`, each that offers `variant`."""
@@ -141,8 +142,8 @@ class PhotoReader:
                 closer = TileDetector(models_dir / CLOSER_FILE, threads)
             if alt is None and (models_dir / ALT_FILE).is_file():
                 alt = TileDetector(models_dir / ALT_FILE, threads)
-            if cloth is None and (models_dir / CLOTH_FILE).is_file():
-                cloth = TileDetector(models_dir / CLOTH_FILE, threads)
+            if third is None and (models_dir / THIRD_FILE).is_file():
+                third = TileDetector(models_dir / THIRD_FILE, threads)
         if classifier is None:
             from vision.classify import TileClassifier
 
@@ -152,18 +153,16 @@ class PhotoReader:
         self.classifier = classifier
         self.classify_all = classify_all
         self.alt = alt
-        self.cloth = cloth
+        self.third = third
         if looks is None:
             looks = [Look(name, detector.variant(**changes),
                           closer.variant(**changes) if hasattr(closer, "variant") else closer)
                      for name, changes in SECOND_LOOKS] if hasattr(detector, "variant") else []
             if alt is not None:  # (the second detector takes its own closer look: a closer model pairs with the first)
-                looks += [Look(name, alt.variant(**changes) if changes else alt) for name, changes in ALT_LOOKS
-                          if not changes or hasattr(alt, "variant")]
+                looks += _own_looks(ALT_LOOKS, alt)
             looks += _each_detector(LARGE_LOOKS, detector, alt)
-            if cloth is not None:
-                looks += [Look(name, cloth.variant(**changes) if changes else cloth) for name, changes in CLOTH_LOOKS
-                          if not changes or hasattr(cloth, "variant")]
+            if third is not None:
+                looks += _own_looks(THIRD_LOOKS, third)
         if empty_looks is None:
             empty_looks = _each_detector(EMPTY_LOOKS, detector, alt)
         self.looks = list(looks)
@@ -246,6 +245,12 @@ class PhotoReader:
         angle = _turn(-rec.frame.angle) if rec.tiles else None
         return read_hand(rec.tiles, players=players, row=row, row_angle=angle, image_size=rec.image_size,
                          timings=rec.timings, seen_row=rec.row, pairs=rec.read_pairs)
+
+
+def _own_looks(ways: Sequence[tuple[str, dict]], detector: Detector) -> list[Look]:
+    """These ways to look, made from one detector: the plain way always, the others when it offers `variant`."""
+    return [Look(name, detector.variant(**changes) if changes else detector) for name, changes in ways
+            if not changes or hasattr(detector, "variant")]
 
 
 def _each_detector(ways: Sequence[tuple[str, dict]], detector: Detector, alt: Detector | None) -> list[Look]:

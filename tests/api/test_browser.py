@@ -21,6 +21,7 @@ import pytest
 from api.app import create_app
 from api.settings import ApiSettings
 from scoring import score_json
+from scoring.tiles import parse_tiles
 
 CHROMIUM = "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[2]
@@ -298,11 +299,5 @@ def test_phone_page_typed_hand_with_dora_riichi_ron_and_japanese(hands_server, b
 
 
 def _expand(text: str) -> list[str]:
-    out, digits = [], []
-    for ch in text:
-        if ch.isdigit():
-            digits.append(ch)
-        else:
-            out.extend(d + ch for d in digits)
-            digits = []
-    return out
+    """MPSZ text as tile names ("055m" -> 0m 5m 5m), by the scoring engine's parser."""
+    return [str(t) for t in parse_tiles(text)]

@@ -142,15 +142,15 @@ def test_a_second_detector_is_named_after_a_comma_and_read_by_default(rendered, 
 
 
 def test_a_third_detector_is_named_after_a_second_comma(rendered, capsys):
-    """FIRST,ALT,CLOTH: the reader gets `cloth` too (its last looks); a fourth detector is refused (exit 2)."""
+    """FIRST,ALT,THIRD: the reader gets `third` too (its last looks); a fourth detector is refused (exit 2)."""
     spec = type(SHIPPED[0])(f"{SHIPPED[0]},{SHIPPED[0]},{SHIPPED[0]}")
     assert eval_reading.detector_files(spec) == [SHIPPED[0]] * 3
     made = eval_reading._detectors(spec, 1)
-    assert made["cloth"] is not None and made["cloth"].session is not made["alt"].session
-    assert eval_reading._detectors(type(spec)(f"{SHIPPED[0]},{SHIPPED[0]}"), 1)["cloth"] is None
+    assert made["third"] is not None and made["third"].session is not made["alt"].session
+    assert eval_reading._detectors(type(spec)(f"{SHIPPED[0]},{SHIPPED[0]}"), 1)["third"] is None
     with pytest.raises(SystemExit) as err:
         eval_reading.main([str(rendered), "--pair", f"{spec},{SHIPPED[0]}", str(SHIPPED[1])])
-    assert err.value.code == 2 and "at most FIRST+CLOSER,ALT,CLOTH" in capsys.readouterr().err
+    assert err.value.code == 2 and "at most FIRST+CLOSER,ALT,THIRD" in capsys.readouterr().err
 
 
 def test_the_reader_takes_a_closer_look_model_when_the_models_folder_has_one(tmp_path):

@@ -12,7 +12,7 @@ import pytest
 
 from vision.detect import DEFAULT_PATH, TileDetector
 from vision.io import load_image
-from vision.pipeline import (ALT_FILE, ALT_LOOKS, CLASSIFIER_FILE, CLOTH_FILE, CLOTH_LOOKS, DETECTOR_FILE, EMPTY_LOOKS, LARGE_LOOKS, LOOK_MARGIN,
+from vision.pipeline import (ALT_FILE, ALT_LOOKS, CLASSIFIER_FILE, THIRD_FILE, THIRD_LOOKS, DETECTOR_FILE, EMPTY_LOOKS, LARGE_LOOKS, LOOK_MARGIN,
                              MODELS_DIR, SECOND_LOOKS, Look, PhotoReader)
 from vision.reading import Reading
 
@@ -156,39 +156,40 @@ def test_the_reader_takes_the_second_detector_when_the_models_folder_has_one(tmp
     assert [look.detector.imgsz for look in large] == [c["imgsz"] for _, c in LARGE_LOOKS] * 2
 
 
-def test_a_cloth_detector_looks_last_and_only_at_a_photo_every_other_look_left_unsure():
-    """CLOTH_LOOKS come after every other look, made from `cloth`; a photo the others read surely never reaches
-    it, one they all read unsurely is read surer with it."""
+def test_a_third_detector_looks_last_and_only_at_a_photo_every_other_look_left_unsure():
+    """THIRD_LOOKS come after every other look, made from `third` (its plain look even when it offers no
+    `variant`); a photo the others read surely never reaches it, one they all read unsurely is read surer with it."""
     made: list = []
-    cloth = WithVariants(BOXES, made)
+    third = WithVariants(BOXES, made)
     reader = PhotoReader(detector=WithVariants(BOXES, []), classifier=LabelledFaces(BOXES, HAND),
-                         alt=WithVariants(BOXES, []), cloth=cloth)
-    assert [look.name for look in reader.looks[-len(CLOTH_LOOKS):]] == [n for n, _ in CLOTH_LOOKS]
-    assert made == [changes for _, changes in CLOTH_LOOKS if changes]
-    assert [look.detector is cloth for look in reader.looks[-len(CLOTH_LOOKS):]] == [
-        not changes for _, changes in CLOTH_LOOKS]
+                         alt=WithVariants(BOXES, []), third=third)
+    assert [look.name for look in reader.looks[-len(THIRD_LOOKS):]] == [n for n, _ in THIRD_LOOKS]
+    assert made == [changes for _, changes in THIRD_LOOKS if changes]
+    assert [look.detector is third for look in reader.looks[-len(THIRD_LOOKS):]] == [
+        not changes for _, changes in THIRD_LOOKS]
     missing = Boxes(BOXES[:5] + BOXES[7:])  # every look of the first two misses two tiles; the third finds them
     found = Boxes(BOXES)
     reading = PhotoReader(detector=missing, classifier=LabelledFaces(BOXES, HAND), alt=Boxes(BOXES[:5] + BOXES[7:]),
-                          cloth=found).read(IMAGE)
+                          third=found).read(IMAGE)
     assert reading.sequence == " ".join(HAND[:13]) + " | 2z" and reading.cost == 0
-    assert f"read unsurely at first; read surer with {CLOTH_LOOKS[-1][0]}" in reading.notes
+    plain = next(name for name, changes in THIRD_LOOKS if not changes)
+    assert f"read unsurely at first; read surer with {plain}" in reading.notes
     found.calls = 0
-    assert PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND), cloth=found).read(IMAGE).sure
+    assert PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND), third=found).read(IMAGE).sure
     assert found.calls == 0
 
 
-def test_the_reader_takes_the_cloth_detector_when_the_models_folder_has_one(tmp_path):
+def test_the_reader_takes_the_third_detector_when_the_models_folder_has_one(tmp_path):
     for name in (DETECTOR_FILE, CLASSIFIER_FILE, ALT_FILE):
         (tmp_path / name).symlink_to(MODELS_DIR / name)
     plain = PhotoReader(tmp_path, threads=1)
-    assert plain.cloth is None
-    (tmp_path / CLOTH_FILE).symlink_to(MODELS_DIR / DETECTOR_FILE)
+    assert plain.third is None
+    (tmp_path / THIRD_FILE).symlink_to(MODELS_DIR / DETECTOR_FILE)
     reader = PhotoReader(tmp_path, threads=1)
-    assert isinstance(reader.cloth, TileDetector)
-    assert reader.cloth.session is not reader.detector.session and reader.cloth.session is not reader.alt.session
-    assert [look.name for look in reader.looks] == [look.name for look in plain.looks] + [n for n, _ in CLOTH_LOOKS]
-    assert all(look.detector.session is reader.cloth.session for look in reader.looks[len(plain.looks):])
+    assert isinstance(reader.third, TileDetector)
+    assert reader.third.session is not reader.detector.session and reader.third.session is not reader.alt.session
+    assert [look.name for look in reader.looks] == [look.name for look in plain.looks] + [n for n, _ in THIRD_LOOKS]
+    assert all(look.detector.session is reader.third.session for look in reader.looks[len(plain.looks):])
 
 
 def test_the_product_ships_its_second_detector():
