@@ -338,3 +338,39 @@ def test_a_scale_out_of_range_is_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="scale"):
         photos.write_dataset(tmp_path / "y", 1, 1, scale=100.0)
     assert not (tmp_path / "x").exists() and not (tmp_path / "y").exists()  # nothing written
+
+
+def _azimuths(seed: int, n: int, opts: SceneOptions) -> np.ndarray:
+    from tsumo_synth.scene import _choose_camera_angles
+
+    rng = np.random.default_rng(seed)
+    return np.degrees([_choose_camera_angles(rng, opts, standing=False)[0] for _ in range(n)])
+
+
+def test_camera_view_weights_change_where_a_lying_hand_is_shot_from_not_the_draws():
+    """`camera_views` weighs scene.CAMERA_VIEWS; the default weights given explicitly draw exactly what no weights
+    draw (default photos unchanged), and the end-on preset shoots from a side more than twice as often."""
+    from tsumo_synth.photos import PRESETS
+    from tsumo_synth.scene import CAMERA_VIEW_WEIGHTS, CAMERA_VIEWS
+
+    plain = _azimuths(5, 300, SceneOptions())
+    assert np.array_equal(plain, _azimuths(5, 300, SceneOptions(camera_views=CAMERA_VIEW_WEIGHTS)))
+    assert len(CAMERA_VIEWS) == len(CAMERA_VIEW_WEIGHTS) and abs(sum(CAMERA_VIEW_WEIGHTS) - 1) < 1e-9
+    endon = PRESETS["endon"]["scene"]
+    assert abs(sum(endon["camera_views"]) - 1) < 1e-9
+    side = _azimuths(5, 300, SceneOptions(**endon))
+
+    def from_a_side(az):  # looking along the row: the azimuth within 20° of ±90°
+        return float(np.mean(np.abs(np.abs((az + 180) % 360 - 180) - 90) < 20))
+
+    assert from_a_side(side) > 2 * from_a_side(plain) and from_a_side(side) > 0.4  # (about 0.46 against 0.19)
+
+
+def test_the_end_on_preset_renders_labelled_photos(shared_dir):
+    from tsumo_synth.photos import render_one
+
+    artist = default_face_source(shared_dir, per_label=2)
+    img, lab = render_one(3, 4001, artist=artist, size=SMALL, preset="endon")
+    assert img.shape == (SMALL[1], SMALL[0], 3)
+    assert lab.camera["elevation_deg"] >= 20 - 1e-6 and lab.camera["elevation_deg"] <= 55 + 1e-6
+    assert sum(t.in_hand for t in lab.tiles) == len(_sequence_tiles(lab.sequence))
