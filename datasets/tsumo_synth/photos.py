@@ -83,9 +83,9 @@ PRESETS: dict[str, dict] = {
     "plaid": {
         "scene": {"table_weights": (0.2, 0.2, 0.05, 0.5, 0.05), "cloth_patterns": (0.1, 0.8, 0.1)},
     },
-    # "endon" (session 40): the default recipe, but a lying hand is shot from a side half the time (`scene.CAMERA_VIEWS`;
-    # default 10 %), the camera lower (20-55°): rows seen end-on, each tile half hidden by the next (tune_plaid_x3 #3
-    # and det_test_x3g #233, which no look reads: models/tile_detector.md, session 40).
+    # "endon" (session 40): the default recipe, but a lying hand is shot from a side half the time
+    # (`scene.CAMERA_VIEWS`; default 10 %), the camera lower (20-55°): rows seen end-on, each tile half hidden by the
+    # next (tune_plaid_x3 #3 and det_test_x3g #233, which no look reads: models/tile_detector.md, session 40).
     "endon": {
         "scene": {"camera_views": (0.25, 0.15, 0.1, 0.5), "elevation_range_deg": (20.0, 55.0)},
     },

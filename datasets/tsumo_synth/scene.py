@@ -375,8 +375,8 @@ def _rotation_deg(up_vec: np.ndarray) -> int:
 
 # Where a lying hand is shot from, and how often by default: the owner's seat, anywhere around, across the table,
 # or from a side, where the camera looks along the row and its tiles are seen end-on, each half hidden by the next
-# (shot low, hands no detector here boxes well: session 40). `SceneOptions.camera_views` weighs them otherwise; any weights
-# draw the same numbers from the seed, so default photos are unchanged.
+# (shot low, hands no detector here boxes well: session 40). `SceneOptions.camera_views` weighs them otherwise;
+# any weights draw the same numbers from the seed, so default photos are unchanged.
 CAMERA_VIEWS = ("owner", "around", "across", "side")
 CAMERA_VIEW_WEIGHTS = (0.45, 0.3, 0.15, 0.1)
 

@@ -12,8 +12,8 @@ import pytest
 
 from vision.detect import DEFAULT_PATH, TileDetector
 from vision.io import load_image
-from vision.pipeline import (ALT_FILE, ALT_LOOKS, CLASSIFIER_FILE, THIRD_FILE, THIRD_LOOKS, DETECTOR_FILE, EMPTY_LOOKS, LARGE_LOOKS, LOOK_MARGIN,
-                             MODELS_DIR, SECOND_LOOKS, Look, PhotoReader)
+from vision.pipeline import (ALT_FILE, ALT_LOOKS, CLASSIFIER_FILE, DETECTOR_FILE, EMPTY_LOOKS, LARGE_LOOKS, LOOK_MARGIN,
+                             MODELS_DIR, SECOND_LOOKS, THIRD_FILE, THIRD_LOOKS, Look, PhotoReader)
 from vision.reading import Reading
 
 from .fakes import LabelledFaces
