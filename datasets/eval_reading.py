@@ -19,6 +19,11 @@ numeric constant of the reading code (first pair only), with each photo's model 
 across the values: the layout and search are cheap, the models are not, so a sweep costs about
 one read per photo. Tune a constant on a tune set (never on the held-out ones), then confirm once.
 
+`--only-unsure FROM.json` instead reads again only the photos an earlier `--json` run (FROM, shipped models,
+same checkout and machine) read unsurely, and counts each set's gains and losses against FROM: the second and third
+detectors' looks run only at unsure photos, so a candidate for them changes only those (279 of the 1 300 tune
+photos in session 40, whose screen this was).
+
 Every missed photo also gets its first cause (`miss_causes.first_cause`: not detected, boxed
 twice, left out by the layout, a wrong class…), tallied per pair, so a session can see which stage
 loses the most hands before choosing what to work on (and the hand tiles left with no box, by that cause: a hand
@@ -41,6 +46,7 @@ import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -71,16 +77,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
     `workers` > 1 reads the photos in that many processes (each with its own models, `threads` each) and
     tallies them in photo order, so every figure but the time per photo is the one-process one."""
     out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
-    pool = None
-    if workers > 1:
-        from concurrent.futures import ProcessPoolExecutor
-        from multiprocessing import get_context
-
-        pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_reader_process,
-                                   initargs=(pairs, threads))
-    else:
-        readers = _readers(pairs, threads)
-    try:
+    with _photo_reads(pairs, threads, workers) as read:
         for folder in sets:
             rows = load_set(folder, limit)
             per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "sure": [], "alike": [], "causes": {},
@@ -92,9 +89,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 for res in per_pair:
                     res["legible_tiles"] = dict.fromkeys(TILE_COUNTS, 0)
             jobs = [(folder, i, row, None if legible is None else legible[i]) for i, row in enumerate(rows)]
-            photos = (pool.map(_read_in_process, jobs, chunksize=2) if pool
-                      else (read_photo(readers, *job) for job in jobs))
-            for (_, i, row, _), records in zip(jobs, photos):
+            for (_, i, row, _), records in zip(jobs, read(jobs)):
                 for res, rec in zip(per_pair, records):
                     _tally(res, i, row, rec)
             for res in per_pair:
@@ -103,10 +98,66 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                 res["n"] = len(rows)
                 res["mean_ms"] = round(res.pop("ms") / max(1, len(rows)), 1)
             out["sets"][str(folder)] = {"truth": [r["sequence"] for r in rows], "results": per_pair}
-    finally:
-        if pool:
-            pool.shutdown(cancel_futures=True)
     return out
+
+
+def unsure_photos(base: dict, folder: Path, rows: list[dict]) -> tuple[dict, list[int]]:
+    """`folder`'s figures in `base` (an earlier `--json` of it) and the photos its first pair read unsurely.
+    Raises ValueError when `base` did not read this folder or read other labels (a set rendered again)."""
+    by_path = {Path(name).resolve(): s for name, s in base.get("sets", {}).items()}
+    s = by_path.get(folder.resolve())
+    if s is None:
+        raise ValueError(f"{folder} was not read in it")
+    if s["truth"] != [r["sequence"] for r in rows]:
+        raise ValueError(f"{folder}: its labels are not the ones it read (rendered again, or read with --limit)")
+    first = s["results"][0]
+    return first, [i for i, sure in enumerate(first["sure"]) if not sure]
+
+
+def screen(sets: list[Path], pairs: list[tuple[Path, Path]], base: dict, *, threads: int = 2,
+           workers: int = 1) -> dict:
+    """Each pair's exact count per set when only the photos `base`'s first pair read unsurely are read again.
+    Why: the second and third detectors' looks run only at unsure photos, so a candidate for them can change
+    only those (a fifth of the tune photos): the same gains and losses as a full read, in a fifth of the time.
+    Valid only when the pairs read sure photos as `base`'s first pair did (same first detector, classifier
+    and first looks): `base` must be a run of the same checkout on the same machine."""
+    out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
+    with _photo_reads(pairs, threads, workers) as read:
+        for folder in sets:
+            rows = load_set(folder)
+            before, unsure = unsure_photos(base, folder, rows)
+            per_pair = [{"was": before["exact"], "read": len(unsure), "gained": [], "lost": [], "reads": {}}
+                        for _ in pairs]
+            jobs = [(folder, i, rows[i], None) for i in unsure]
+            for (_, i, row, _), records in zip(jobs, read(jobs)):
+                was = before["reads"][i] == row["sequence"]
+                for res, rec in zip(per_pair, records):
+                    res["reads"][i] = rec["sequence"]
+                    if rec["exact"] != was:
+                        res["gained" if rec["exact"] else "lost"].append(i)
+            for res in per_pair:
+                res["exact"] = res["was"] + len(res["gained"]) - len(res["lost"])
+            out["sets"][str(folder)] = {"n": len(rows), "results": per_pair}
+    return out
+
+
+@contextmanager
+def _photo_reads(pairs: list[tuple[Path, Path]], threads: int, workers: int):
+    """A function from photo jobs (`read_photo`'s arguments after the readers) to their records, in job order:
+    in this process, or in `workers` processes with their own models."""
+    if workers <= 1:
+        readers = _readers(pairs, threads)
+        yield lambda jobs: (read_photo(readers, *job) for job in jobs)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_reader_process,
+                               initargs=(pairs, threads))
+    try:
+        yield lambda jobs: pool.map(_read_in_process, jobs, chunksize=2)
+    finally:
+        pool.shutdown(cancel_futures=True)
 
 
 def _readers(pairs: list[tuple[Path, Path]], threads: int) -> list[PhotoReader]:
@@ -420,6 +471,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="write per-class tables (markdown) of hand tiles boxed and read right, per set and pair")
     ap.add_argument("--sweep", default=None, metavar="vision.MODULE.NAME=V1,V2,...",
                     help="read with each value of one reading-code constant instead (first pair; model outputs cached)")
+    ap.add_argument("--only-unsure", type=Path, default=None, metavar="FROM.json",
+                    help="read again only the photos FROM.json (an earlier --json of these sets, shipped models) "
+                         "read unsurely: a screen for candidates that change only the unsure photos' looks "
+                         "(a second or third detector); prints each set's exact count with the gains and losses")
     args = ap.parse_args(argv)
     pairs = [tuple(p) for p in (args.pair or [(shipped_detector(), MODELS_DIR / CLASSIFIER_FILE)])]
     try:
@@ -433,6 +488,18 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--report tables the figures of a plain run: it cannot go with --sweep")
     if args.workers < 1 or args.threads < 1:
         ap.error("--workers and --threads must be at least 1")
+    if args.only_unsure and (args.sweep or args.report or args.limit):
+        ap.error("--only-unsure screens whole sets against FROM.json: it cannot go with --sweep, --report or --limit")
+    base = None
+    if args.only_unsure:
+        try:
+            base = json.loads(args.only_unsure.read_text())
+            for folder in args.sets:
+                unsure_photos(base, folder, load_set(folder))
+        except (OSError, json.JSONDecodeError, KeyError, TypeError, AttributeError) as err:
+            ap.error(f"--only-unsure: cannot read {args.only_unsure} as an eval_reading --json: {err}")
+        except ValueError as err:
+            ap.error(f"--only-unsure {args.only_unsure}: {err}")
     if args.sweep and args.workers > 1:
         ap.error("--workers reads a plain run in processes: a --sweep reads in one (its model outputs are cached there)")
     for out in (args.report, args.json):  # (refused now, not after the whole set is read)
@@ -449,6 +516,19 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{set_name}: {name}={r['value']:g}: {r['exact']}/{r['n']} exact"
                       f"  gained {r['gained']} lost {r['lost']}")
         last = result
+    elif base is not None:
+        result = screen(args.sets, pairs, base, threads=args.threads, workers=args.workers)
+        totals = [0] * len(pairs)
+        for name, s in result["sets"].items():
+            for k, ((det, _), r) in enumerate(zip(pairs, s["results"])):
+                totals[k] += r["exact"]
+                print(f"{name}: {r['was']} -> {r['exact']}/{s['n']} exact  "
+                      f"({' + '.join(p.name for p in detector_files(det))}; read {r['read']} unsure photos, "
+                      f"gained {r['gained']}, lost {r['lost']})")
+        print("sum over the sets: " + ", ".join(f"pair {k}: {t}" for k, t in enumerate(totals)))
+        last = {"pairs": result["pairs"], "sums": totals,
+                "sets": {n: [{k: r[k] for k in ("was", "exact", "read", "gained", "lost")} for r in s["results"]]
+                         for n, s in result["sets"].items()}}
     else:
         result = evaluate(args.sets, pairs, threads=args.threads, limit=args.limit, workers=args.workers)
         for name, s in result["sets"].items():

@@ -300,3 +300,67 @@ def test_photos_read_in_processes_give_the_one_process_figures(rendered):
     two = eval_reading.evaluate([rendered], [SHIPPED, SHIPPED], workers=2)
     assert without_time(two) == without_time(one)
     assert one["sets"][str(rendered)]["results"][0]["n"] == 3
+
+
+def _unsure_base(rendered):
+    """A run of the set, doctored: photo 0 read wrong, 1 and 2 right; 0 and 1 unsure, 2 sure. And whether the
+    shipped pair really reads each photo exactly."""
+    base = eval_reading.evaluate([rendered], [SHIPPED])
+    s = base["sets"][str(rendered)]
+    first, truth = s["results"][0], s["truth"]
+    exact_now = [r == t for r, t in zip(first["reads"], truth)]
+    first.update(reads=["1m"] + truth[1:], exact=2, sure=[False, False, True])
+    return base, exact_now
+
+
+def test_only_unsure_reads_the_unsure_photos_again_and_counts_against_them(rendered):
+    base, exact_now = _unsure_base(rendered)
+    res = eval_reading.screen([rendered], [SHIPPED, SHIPPED], base, threads=1)["sets"][str(rendered)]["results"]
+    for r in res:
+        assert r["read"] == 2 and sorted(r["reads"]) == [0, 1]  # the sure photo 2 is not read again
+        assert r["gained"] == [0] * exact_now[0] and r["lost"] == [1] * (not exact_now[1])
+        assert r["was"] == 2 and r["exact"] == 2 + len(r["gained"]) - len(r["lost"])
+    assert res[0]["reads"] == res[1]["reads"]
+
+
+def test_cli_only_unsure_prints_each_set_and_the_sum(rendered, tmp_path, capsys):
+    base, exact_now = _unsure_base(rendered)
+    (tmp_path / "from.json").write_text(json.dumps(base))
+    assert eval_reading.main([str(rendered), "--pair", *map(str, SHIPPED), "--threads", "1",
+                              "--only-unsure", str(tmp_path / "from.json")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    now = 2 + exact_now[0] - (not exact_now[1])
+    assert out[0].startswith(f"{rendered}: 2 -> {now}/3 exact") and "read 2 unsure photos" in out[0]
+    assert out[1] == f"sum over the sets: pair 0: {now}"
+    assert json.loads(out[-1])["sums"] == [now]
+
+
+def test_cli_only_unsure_refuses_what_it_cannot_screen(rendered, tmp_path, capsys):
+    """Exit 2 with the reason, before any photo is read: no such file, not a run's JSON, a set the run did not
+    read, a set whose labels changed since, and options a screen has no use for."""
+    base, _ = _unsure_base(rendered)
+    (tmp_path / "from.json").write_text(json.dumps(base))
+    (tmp_path / "bad.json").write_text("[1, 2")
+    other = tmp_path / "other"
+    other.mkdir()
+    rows = [json.loads(line) for line in (rendered / "labels.jsonl").read_text().splitlines()]
+    rows[0]["sequence"] = "1m 1m 1m 1m 1m 1m 1m 1m 1m 1m 1m 1m 1m 1m"
+    (other / "labels.jsonl").write_text("\n".join(json.dumps(r) for r in rows))
+    cases = [([str(rendered), "--only-unsure", str(tmp_path / "no.json")], "no.json"),
+             ([str(rendered), "--only-unsure", str(tmp_path / "bad.json")], "cannot read"),
+             ([str(rendered), str(tmp_path / "nolabels"), "--only-unsure", str(tmp_path / "from.json")],
+              "no labels.jsonl"),
+             ([str(other), "--only-unsure", str(tmp_path / "from.json")], "was not read in it"),
+             ([str(rendered), "--limit", "1", "--only-unsure", str(tmp_path / "from.json")], "--limit")]
+    (tmp_path / "nolabels").mkdir()
+    for args, message in cases:
+        with pytest.raises(SystemExit) as err:
+            eval_reading.main(args)
+        said = f"{capsys.readouterr().err} {err.value.code}"
+        assert message in said and (err.value.code == 2 or "no labels.jsonl" in str(err.value.code)), args
+    (other / "images").symlink_to(rendered / "images")
+    base["sets"][str(other)] = base["sets"][str(rendered)]
+    (tmp_path / "from.json").write_text(json.dumps(base))
+    with pytest.raises(SystemExit) as err:
+        eval_reading.main([str(other), "--only-unsure", str(tmp_path / "from.json")])
+    assert err.value.code == 2 and "labels are not the ones it read" in capsys.readouterr().err
