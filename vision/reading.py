@@ -579,9 +579,9 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
                  + ([] if short else _laid_out_wide(tiles, arrangements, players, PEN_WIDE)))
         arrangements += again
         best = _best_reading(tiles, again, players, budget, best)
-        for pair in () if short else _white_backs(tiles, arrangements):  # (each on its own list of tiles)
-            backs = _as_backs(tiles, pair)
-            best = _best_reading(backs, _laid_out_backs(backs, pair, players), players, budget, best)
+        for down in () if short else _white_back_sets(_white_backs(tiles, arrangements)):  # (each on its own tiles)
+            backs = _as_backs(tiles, down)
+            best = _best_reading(backs, _laid_out_backs(backs, down, players), players, budget, best)
         for k, lower, upper in () if short else pairs():  # (each on its own list of tiles)
             both = tiles + [lower, upper]
             best = _best_reading(both, _laid_out_split(both, k, players, split), players, budget, best)
@@ -841,16 +841,24 @@ def _white_backs(tiles: Sequence[TileDetection], arrangements: list[Arrangement]
     return sorted(pairs, key=lambda p: -tiles[p[0]].prob(BACK) * tiles[p[1]].prob(BACK))[:MAX_WHITE_BACKS]
 
 
-def _as_backs(tiles: Sequence[TileDetection], pair: tuple[int, int]) -> list[TileDetection]:
-    """The tiles with the two of `pair` read face down."""
-    return [t.with_label(BACK) if i in pair else t for i, t in enumerate(tiles)]
+def _white_back_sets(pairs: list[tuple[int, int]]) -> list[tuple[tuple[int, int], ...]]:
+    """Each pair alone, then two pairs with no tile in common together: a hand may show two closed kans in
+    pale backs (one pair turned at a time, neither lays out)."""
+    return [(p,) for p in pairs] + [(p, q) for k, p in enumerate(pairs) for q in pairs[k + 1:] if not set(p) & set(q)]
 
 
-def _laid_out_backs(tiles: Sequence[TileDetection], pair: tuple[int, int], players: int) -> list[Arrangement]:
-    """Every arrangement that lays the two of `pair` (read face down) out in one closed kan."""
-    return [_at_cost(a, PEN_WHITE_BACK, "two white dragons were taken as a closed kan's face-down tiles")
+def _as_backs(tiles: Sequence[TileDetection], pairs: tuple[tuple[int, int], ...]) -> list[TileDetection]:
+    """The tiles with those of `pairs` read face down."""
+    down = {i for p in pairs for i in p}
+    return [t.with_label(BACK) if i in down else t for i, t in enumerate(tiles)]
+
+
+def _laid_out_backs(tiles: Sequence[TileDetection], pairs: tuple[tuple[int, int], ...],
+                    players: int) -> list[Arrangement]:
+    """Every arrangement that lays each of `pairs` (read face down) out in one closed kan, at PEN_WHITE_BACK a pair."""
+    return [_at_cost(a, PEN_WHITE_BACK * len(pairs), "two white dragons were taken as a closed kan's face-down tiles")
             for a in arrange(tiles, players=players)
-            if any(g.kind == "ankan" and set(pair) <= set(g.tiles) for g in a.groups)]
+            if all(any(g.kind == "ankan" and set(p) <= set(g.tiles) for g in a.groups) for p in pairs)]
 
 
 def _dropped(tiles: Sequence[TileDetection], drop: set[int]) -> list[TileDetection]:

@@ -381,6 +381,28 @@ def test_white_dragons_at_a_closed_kans_face_down_places_are_read_face_down(seq,
     assert read_hand(tiles).hand is None
 
 
+@pytest.mark.parametrize("seq", ["6m 6m | 7m 7m 7m- 7m= | 9s 9s 9s- 9s= | 6p x x 6p | x 6z 6z x",
+                                 "1m 2m 3m 4p 5p 6p 1z | 1z | x 2z 2z x | 3s x x 3s"])
+def test_two_closed_kans_in_pale_backs_are_both_read_face_down(seq, monkeypatch):
+    """Each pair of whites turned alone leaves the other kan unread: no hand; both together read it
+    (tune_close_x3 #16, the first of these hands, was read "6p 5z 5z 6p- | 5z- 6z 6z 5z")."""
+    tiles = _backs_read_white(scene_from_sequence(seq, rng=random.Random(3)))
+    r = read_hand(tiles)
+    assert r.error is None, r.error
+    assert r.sequence == seq
+    assert [m["kind"] for m in r.hand["melds"]].count("ankan") == 2
+    assert sorted((c.read, c.now) for c in r.changes) == [("5z", "back")] * 4
+    assert r.cost >= 2 * reading.PEN_WHITE_BACK
+    monkeypatch.setattr(reading, "_white_back_sets", lambda pairs: [(p,) for p in pairs])  # one pair at a time
+    assert read_hand(tiles).sequence != seq
+
+
+def test_white_back_sets_try_each_pair_then_two_apart():
+    assert reading._white_back_sets([(1, 4), (2, 3), (4, 7)]) == [((1, 4),), ((2, 3),), ((4, 7),),
+                                                                  ((1, 4), (2, 3)), ((2, 3), (4, 7))]
+    assert reading._white_back_sets([]) == []
+
+
 def test_white_dragons_of_a_whole_hand_stay_white():
     """A hand read whole with whites at such places is sure: they are not turned face down."""
     seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 5z 5z 5z | 1z"
