@@ -99,6 +99,9 @@ PEN_PAIR = 0.5
 # reading is sure. Session 23: on the tune sets at 3×, 32 of the 66 photos showing a closed kan
 # were misread (48 %; 16 % of the others), several this way. tune10_x3 242 -> 244, tune9_x3 162 -> 163,
 # tune9 305 -> 305, none lost (PEN_WHITE_BACK 0.5, 2 and 3 alike on tune10_x3).
+# Session 41: two such pairs with no tile in common are tried together too (a hand with two closed kans in
+# pale backs: each pair alone leaves the other kan unread), at PEN_WHITE_BACK a pair: tune_close_x3
+# 154 -> 155 (#16), no other tune photo's reading changed.
 PEN_WHITE_BACK = 1.0
 MAX_WHITE_BACKS = 2
 WHITE = "5z"
