@@ -79,6 +79,12 @@ THIRD_LOOKS: tuple[tuple[str, dict], ...] = (
     ("a third detector", {}),
     ("a third detector at an 896-px input", {"imgsz": 896}),
 )
+# Session 41: a third detector's reading is taken only when it is sure, and its tiles stay out of the pool
+# (`Look.sure_only`). Why: screened as the others' looks (ft41e, fine-tuned on side-and-low renders), it gained 5
+# tune photos and lost 3, and every loss was an unsure reading (its own or the pool's with its tiles), while both
+# of its sure readings that changed a photo were gains. A sure reading is right 95 % of the time; an unsure one
+# from a net that sees other photos better is one more chance of a cheaper wrong reading.
+THIRD_SURE_ONLY = True
 # A photo whose first detection finds no tile at all is one the detector cannot see at its input size: the
 # stripes of a plaid cloth a tile or two apart hide whole rows at 512 px (session 33: clear photos of a hand read
 # as "no tiles were found"; on the 200 plaid-heavy tune renders 3 photos, on the held-out gates 4 of 1 050). Such
@@ -116,6 +122,7 @@ class Look:
     name: str
     detector: Detector
     closer: Detector | None = None
+    sure_only: bool = False  # its reading is taken only when sure, and its tiles never join the pool
 
 
 class PhotoReader:
@@ -162,7 +169,7 @@ class PhotoReader:
                 looks += _own_looks(ALT_LOOKS, alt)
             looks += _each_detector(LARGE_LOOKS, detector, alt)
             if third is not None:
-                looks += _own_looks(THIRD_LOOKS, third)
+                looks += _own_looks(THIRD_LOOKS, third, sure_only=THIRD_SURE_ONLY)
         if empty_looks is None:
             empty_looks = _each_detector(EMPTY_LOOKS, detector, alt)
         self.looks = list(looks)
@@ -181,6 +188,11 @@ class PhotoReader:
             if reading.sure:
                 break
             other = self._read_with(look.detector, look.closer, image, players)
+            if look.sure_only:
+                if other.sure and _cost(other) < _cost(reading) - LOOK_MARGIN:
+                    other.notes.append(f"read unsurely at first; read surely with {look.name}")
+                    reading = other
+                continue
             readings.append(other)
             if _cost(other) < _cost(reading) - LOOK_MARGIN:
                 other.notes.append(f"read unsurely at first; read surer with {look.name}")
@@ -247,10 +259,10 @@ class PhotoReader:
                          timings=rec.timings, seen_row=rec.row, pairs=rec.read_pairs)
 
 
-def _own_looks(ways: Sequence[tuple[str, dict]], detector: Detector) -> list[Look]:
+def _own_looks(ways: Sequence[tuple[str, dict]], detector: Detector, sure_only: bool = False) -> list[Look]:
     """These ways to look, made from one detector: the plain way always, the others when it offers `variant`."""
-    return [Look(name, detector.variant(**changes) if changes else detector) for name, changes in ways
-            if not changes or hasattr(detector, "variant")]
+    return [Look(name, detector.variant(**changes) if changes else detector, sure_only=sure_only)
+            for name, changes in ways if not changes or hasattr(detector, "variant")]
 
 
 def _each_detector(ways: Sequence[tuple[str, dict]], detector: Detector, alt: Detector | None) -> list[Look]:

@@ -13,7 +13,8 @@ import pytest
 from vision.detect import DEFAULT_PATH, TileDetector
 from vision.io import load_image
 from vision.pipeline import (ALT_FILE, ALT_LOOKS, CLASSIFIER_FILE, DETECTOR_FILE, EMPTY_LOOKS, LARGE_LOOKS, LOOK_MARGIN,
-                             MODELS_DIR, SECOND_LOOKS, THIRD_FILE, THIRD_LOOKS, Look, PhotoReader)
+                             MODELS_DIR, SECOND_LOOKS, THIRD_FILE, THIRD_LOOKS, THIRD_SURE_ONLY, Look,
+                             PhotoReader)
 from vision.reading import Reading
 
 from .fakes import LabelledFaces
@@ -173,7 +174,9 @@ def test_a_third_detector_looks_last_and_only_at_a_photo_every_other_look_left_u
                           third=found).read(IMAGE)
     assert reading.sequence == " ".join(HAND[:13]) + " | 2z" and reading.cost == 0
     plain = next(name for name, changes in THIRD_LOOKS if not changes)
-    assert f"read unsurely at first; read surer with {plain}" in reading.notes
+    assert f"read unsurely at first; read {'surely' if THIRD_SURE_ONLY else 'surer'} with {plain}" in reading.notes
+    assert all(look.sure_only == THIRD_SURE_ONLY for look in reader.looks[-len(THIRD_LOOKS):])
+    assert not any(look.sure_only for look in reader.looks[:-len(THIRD_LOOKS)])
     found.calls = 0
     assert PhotoReader(detector=Boxes(BOXES), classifier=LabelledFaces(BOXES, HAND), third=found).read(IMAGE).sure
     assert found.calls == 0
@@ -291,6 +294,27 @@ def test_a_photo_no_look_reads_is_read_from_all_their_tiles_together():
     # one look alone is not pooled with itself
     reading = _reader(Boxes(BOXES[:2] + BOXES[4:])).read(IMAGE)
     assert reading.error_code == "partial" and len(reading.tiles) == 12
+
+
+def test_a_sure_only_look_is_taken_only_when_sure_and_never_joins_the_pool():
+    """`Look.sure_only` (the third detector's looks): an unsure reading of it is not kept even when cheaper, and
+    its tiles stay out of the pooled reading, which here (as in the test above) would have read the whole hand."""
+    def read(first, look):
+        return PhotoReader(detector=first, classifier=LabelledFaces(BOXES, HAND),
+                           looks=[Look("the last look", look, sure_only=True)]).read(IMAGE)
+
+    first = Boxes(BOXES[:2] + BOXES[4:])
+    unsure = read(first, Boxes(BOXES[:8] + BOXES[10:]))
+    assert unsure.error_code == "partial" and len(unsure.tiles) == 12
+    assert not any("the last look" in n or "together" in n for n in unsure.notes)
+    cheaper = Boxes(BOXES[:3] + BOXES[4:])  # 13 tiles: a reading unsure but cheaper, which a plain look takes
+    assert len(read(first, cheaper).tiles) == 12
+    plain = PhotoReader(detector=first, classifier=LabelledFaces(BOXES, HAND),
+                        looks=[Look("a look", cheaper)]).read(IMAGE)
+    assert len(plain.tiles) == 13 and plain.cost is not None and not plain.sure  # (a short hand, finite cost)
+    sure = read(first, Boxes(BOXES))
+    assert sure.sure and sure.sequence == " ".join(HAND[:13]) + " | 2z"
+    assert "read unsurely at first; read surely with the last look" in sure.notes
 
 
 def test_pooled_tiles_are_carried_into_the_kept_frame_and_rows_turned_away_are_not_mixed_in():
