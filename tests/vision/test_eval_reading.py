@@ -133,7 +133,9 @@ def test_a_second_detector_is_named_after_a_comma_and_read_by_default(rendered, 
     made = eval_reading._detectors(spec, 1)
     assert made["closer"] is not None and made["alt"].session is not made["detector"].session
     assert eval_reading._detectors(SHIPPED[0], 1)["alt"] is None
-    assert eval_reading.shipped_detector() == type(SHIPPED[0])(f"{SHIPPED[0]},{alt}")
+    from vision.pipeline import THIRD_FILE
+
+    assert eval_reading.shipped_detector() == type(SHIPPED[0])(f"{SHIPPED[0]},{alt},{MODELS_DIR / THIRD_FILE}")
     result = eval_reading.evaluate([rendered], [(eval_reading.shipped_detector(), SHIPPED[1])], limit=1)
     assert result["pairs"][0]["detector"].endswith(f",{alt}")
     with pytest.raises(SystemExit) as err:

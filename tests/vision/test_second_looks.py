@@ -195,6 +195,16 @@ def test_the_reader_takes_the_third_detector_when_the_models_folder_has_one(tmp_
     assert all(look.detector.session is reader.third.session for look in reader.looks[len(plain.looks):])
 
 
+def test_the_product_ships_its_third_detector_within_the_size_budget():
+    """models/ holds the third detector and its card; the product's reader loads it, read last and only when sure;
+    the shipped ONNX files stay within issue #3's 20 MB."""
+    assert (MODELS_DIR / THIRD_FILE).is_file() and (MODELS_DIR / THIRD_FILE).with_suffix(".md").is_file()
+    reader = PhotoReader(threads=1)
+    assert reader.third is not None and reader.third.session not in (reader.detector.session, reader.alt.session)
+    assert [look.sure_only for look in reader.looks[-len(THIRD_LOOKS):]] == [True] * len(THIRD_LOOKS)
+    assert sum(f.stat().st_size for f in MODELS_DIR.glob("*.onnx")) <= 20_000_000
+
+
 def test_the_product_ships_its_second_detector():
     """models/ holds the second detector and its card; the product's reader loads it."""
     assert (MODELS_DIR / ALT_FILE).is_file() and (MODELS_DIR / ALT_FILE).with_suffix(".md").is_file()
