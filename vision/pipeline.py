@@ -69,11 +69,11 @@ ALT_LOOKS: tuple[tuple[str, dict], ...] = (
 LARGE_LOOKS: tuple[tuple[str, dict], ...] = (
     ("an 896-px detector input", {"imgsz": 896}),
 )
-# Optional: a third detector, read last, only at a photo every look above left unsure, in these ways and by the same
-# rule (a look's reading replaces the kept one only when it costs LOOK_MARGIN less). None is shipped: each third
-# detector tried traded photos as a last look (session 28: ft28 / ft28c at most +1 a tune set; session 40: a
-# fine-tune on session 33's plaid-heavy renders, models/tile_detector.md "Session 40", +2 on the plaid tune set
-# and -1 on the close one at best). The hook stays for the next candidate (`eval_reading.py --pair FIRST,ALT,THIRD`).
+# A third detector (shipped since session 41, models/tile_detector_third.md: a fine-tune on renders of lying hands
+# seen from a side and low), read last, only at a photo every look above left unsure, in these ways. Taken as the
+# other looks are (any reading LOOK_MARGIN cheaper), each third detector tried traded photos (session 28: ft28 /
+# ft28c at most +1 a tune set; session 40: a plaid fine-tune, +2 on the plaid tune set and -1 on the close one at
+# best; session 41: this one, +5 -3 and tune10_x3 -1), hence THIRD_SURE_ONLY below.
 THIRD_FILE = "tile_detector_third.onnx"
 THIRD_LOOKS: tuple[tuple[str, dict], ...] = (
     ("a third detector", {}),
