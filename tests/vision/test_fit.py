@@ -124,11 +124,12 @@ def test_close_ups_of_real_tiles_read_end_to_end_when_fitted():
     """The whole reader on the same close-ups (each cut holds slivers of its neighbours, so the
     reading may have extra tiles at its ends): the five tiles read in order. Measured (session 32):
     7 of 10 cuts with the fit, 3 without."""
-    from vision.pipeline import ALT_FILE, MODELS_DIR, PhotoReader
+    from vision.pipeline import ALT_FILE, MODELS_DIR, THIRD_FILE, PhotoReader
 
     reader = PhotoReader(threads=2)
     plain = PhotoReader(threads=2, detector=TileDetector(DEFAULT_PATH, threads=2, fit=None),
-                        alt=TileDetector(MODELS_DIR / ALT_FILE, threads=2))
+                        alt=TileDetector(MODELS_DIR / ALT_FILE, threads=2),
+                        third=TileDetector(MODELS_DIR / THIRD_FILE, threads=2))
     assert reader.detector.fit and plain.detector.fit is None
     assert [look.name for look in plain.looks] == [look.name for look in reader.looks]  # (the same looks)
     cuts = list(_close_ups())
