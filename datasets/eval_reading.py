@@ -114,18 +114,23 @@ def unsure_photos(base: dict, folder: Path, rows: list[dict]) -> tuple[dict, lis
     return first, [i for i, sure in enumerate(first["sure"]) if not sure]
 
 
-def screen(sets: list[Path], pairs: list[tuple[Path, Path]], base: dict, *, threads: int = 2,
-           workers: int = 1) -> dict:
-    """Each pair's exact count per set when only the photos `base`'s first pair read unsurely are read again.
+def screen_targets(base: dict, sets: list[Path]) -> list[tuple[Path, list[dict], dict, list[int]]]:
+    """Each set's photos, its figures in `base` and the photos read unsurely there (`unsure_photos`): all checked
+    before any photo is read."""
+    return [(folder, rows, *unsure_photos(base, folder, rows)) for folder in sets for rows in [load_set(folder)]]
+
+
+def screen(targets: list[tuple[Path, list[dict], dict, list[int]]], pairs: list[tuple[Path, Path]], *,
+           threads: int = 2, workers: int = 1) -> dict:
+    """Each pair's exact count per set when only the photos `base`'s first pair read unsurely are read again
+    (`targets`: `screen_targets(base, sets)`).
     Why: the second and third detectors' looks run only at unsure photos, so a candidate for them can change
     only those (a fifth of the tune photos): the same gains and losses as a full read, in a fifth of the time.
     Valid only when the pairs read sure photos as `base`'s first pair did (same first detector, classifier
     and first looks): `base` must be a run of the same checkout on the same machine."""
     out = {"pairs": [{"detector": str(d), "classifier": str(c)} for d, c in pairs], "sets": {}}
     with _photo_reads(pairs, threads, workers) as read:
-        for folder in sets:
-            rows = load_set(folder)
-            before, unsure = unsure_photos(base, folder, rows)
+        for folder, rows, before, unsure in targets:
             per_pair = [{"was": before["exact"], "read": len(unsure), "gained": [], "lost": [], "reads": {}}
                         for _ in pairs]
             jobs = [(folder, i, rows[i], None) for i in unsure]
@@ -324,6 +329,11 @@ def _split_spec(spec: Path) -> tuple[list[Path], list[Path]]:
     return [Path(p) for p in main.split("+")], [Path(p) for p in extra]
 
 
+def _detector_names(spec: Path) -> str:
+    """A DETECTOR spec's files by name, for the printed figures ("tile_detector.onnx + tile_detector_alt.onnx")."""
+    return " + ".join(p.name for p in detector_files(spec))
+
+
 def detector_files(spec: Path) -> list[Path]:
     """`--pair`'s DETECTOR: one ONNX file, or FIRST+CLOSER (the second a detector for the reader's
     closer look around the hand only; see `vision.pipeline.CLOSER_FILE`); either followed by ,ALT
@@ -490,12 +500,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--workers and --threads must be at least 1")
     if args.only_unsure and (args.sweep or args.report or args.limit):
         ap.error("--only-unsure screens whole sets against FROM.json: it cannot go with --sweep, --report or --limit")
-    base = None
+    targets = None
     if args.only_unsure:
         try:
-            base = json.loads(args.only_unsure.read_text())
-            for folder in args.sets:
-                unsure_photos(base, folder, load_set(folder))
+            targets = screen_targets(json.loads(args.only_unsure.read_text()), args.sets)
         except (OSError, json.JSONDecodeError, KeyError, TypeError, AttributeError) as err:
             ap.error(f"--only-unsure: cannot read {args.only_unsure} as an eval_reading --json: {err}")
         except ValueError as err:
@@ -516,14 +524,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{set_name}: {name}={r['value']:g}: {r['exact']}/{r['n']} exact"
                       f"  gained {r['gained']} lost {r['lost']}")
         last = result
-    elif base is not None:
-        result = screen(args.sets, pairs, base, threads=args.threads, workers=args.workers)
+    elif targets is not None:
+        result = screen(targets, pairs, threads=args.threads, workers=args.workers)
         totals = [0] * len(pairs)
         for name, s in result["sets"].items():
             for k, ((det, _), r) in enumerate(zip(pairs, s["results"])):
                 totals[k] += r["exact"]
                 print(f"{name}: {r['was']} -> {r['exact']}/{s['n']} exact  "
-                      f"({' + '.join(p.name for p in detector_files(det))}; read {r['read']} unsure photos, "
+                      f"({_detector_names(det)}; read {r['read']} unsure photos, "
                       f"gained {r['gained']}, lost {r['lost']})")
         print("sum over the sets: " + ", ".join(f"pair {k}: {t}" for k, t in enumerate(totals)))
         last = {"pairs": result["pairs"], "sums": totals,
@@ -533,7 +541,7 @@ def main(argv: list[str] | None = None) -> int:
         result = evaluate(args.sets, pairs, threads=args.threads, limit=args.limit, workers=args.workers)
         for name, s in result["sets"].items():
             for (det, cls), r in zip(pairs, s["results"]):
-                print(f"{name}: {r['exact']}/{r['n']} exact  ({' + '.join(p.name for p in detector_files(det))} + {cls.name}, {r['mean_ms']} ms/photo)")
+                print(f"{name}: {r['exact']}/{r['n']} exact  ({_detector_names(det)} + {cls.name}, {r['mean_ms']} ms/photo)")
                 print("    first cause of each miss: " + ", ".join(
                     f"{c} {r['causes'][c]}" for c in CAUSES if r["causes"].get(c)))
                 print("    " + tile_rates(r["tiles"]))
@@ -554,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.report:
             args.report.parent.mkdir(parents=True, exist_ok=True)
             args.report.write_text("".join(
-                f"## {name}: {' + '.join(p.name for p in detector_files(det))} + {cls.name} "
+                f"## {name}: {_detector_names(det)} + {cls.name} "
                 f"({r['exact']}/{r['n']} photos exact)\n\n" + class_table(r["by_class"]) + "\n"
                 for name, s in result["sets"].items() for (det, cls), r in zip(pairs, s["results"])))
     result["libraries"] = library_versions()  # (readings move a little with these: see vision.runtime)

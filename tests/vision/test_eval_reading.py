@@ -317,7 +317,8 @@ def _unsure_base(rendered):
 
 def test_only_unsure_reads_the_unsure_photos_again_and_counts_against_them(rendered):
     base, exact_now = _unsure_base(rendered)
-    res = eval_reading.screen([rendered], [SHIPPED, SHIPPED], base, threads=1)["sets"][str(rendered)]["results"]
+    targets = eval_reading.screen_targets(base, [rendered])
+    res = eval_reading.screen(targets, [SHIPPED, SHIPPED], threads=1)["sets"][str(rendered)]["results"]
     for r in res:
         assert r["read"] == 2 and sorted(r["reads"]) == [0, 1]  # the sure photo 2 is not read again
         assert r["gained"] == [0] * exact_now[0] and r["lost"] == [1] * (not exact_now[1])
