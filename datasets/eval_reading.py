@@ -27,7 +27,8 @@ photos in session 40, whose screen this was).
 Every missed photo also gets its first cause (`miss_causes.first_cause`: not detected, boxed
 twice, left out by the layout, a wrong class…), tallied per pair, so a session can see which stage
 loses the most hands before choosing what to work on (and the hand tiles left with no box, by that cause: a hand
-missed whole weighs on tile recall as much as a dozen tiles missed one by one). Each pair also gets its hand tiles counted through
+missed whole weighs on tile recall as much as a dozen tiles missed one by one; and how many of those the first
+detector's first pass boxed, `miss_causes.mark_first_pass`: lost by the reading step, not the detector's to mend). Each pair also gets its hand tiles counted through
 the reader (`miss_causes.hand_tile_states`: boxed, taken into the hand once, read right; again for the legible tiles
 when the set has `ink.jsonl`, see `tsumo_synth.legibility`; per class too, `--report` writes those as markdown
 tables: the model cards' per-class figures; `--json` keeps each hand tile not read right, `tile_misses`:
@@ -51,12 +52,14 @@ from pathlib import Path
 
 import numpy as np
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from miss_causes import (CAUSES, TILE_COUNTS, first_cause, hand_tile_misses, hand_tile_states,  # noqa: E402
-                         hand_tile_takes, scores_alike, tile_counts, whole_hand)
+                         hand_tile_takes, mark_first_pass, scores_alike, tile_counts, whole_hand)
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import ALT_FILE, CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, THIRD_FILE, PhotoReader  # noqa: E402
 from vision.runtime import libraries_line, library_versions  # noqa: E402
@@ -82,7 +85,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
             rows = load_set(folder, limit)
             per_pair = [{"exact": 0, "misses": [], "ms": 0.0, "reads": [], "sure": [], "alike": [], "causes": {},
                          "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "unboxed_by_cause": {},
-                         "by_table": {}, "tile_misses": []}
+                         "by_table": {}, "tile_misses": [], "unboxed_first_pass": 0}
                         for _ in pairs]
             legible = _legible_hand_tiles(folder, rows)
             if legible is not None:
@@ -203,6 +206,10 @@ def read_photo(readers: list[PhotoReader], folder: Path, i: int, row: dict, legi
             "legible": None if legible is None else tile_counts(states, legible),
             "tile_misses": hand_tile_misses(row["tiles"], reading, legible, takes),
             "cause": None if exact else first_cause(row["tiles"], reading)}
+        # (only photos with unboxed hand tiles pay for the first pass's boxes: one more detection)
+        if any(m["kind"] == "unboxed" for m in records[k]["tile_misses"]):
+            first = [b.xyxy for b in readers[k].detector.detect(image)]
+            records[k]["unboxed_first_pass"] = mark_first_pass(row["tiles"], records[k]["tile_misses"], np.array(first))
     return records
 
 
@@ -218,6 +225,7 @@ def _tally(res: dict, i: int, row: dict, rec: dict) -> None:
     if rec["legible"] is not None:
         _add(res["legible_tiles"], rec["legible"])
     res["tile_misses"] += [{"photo": i, **m} for m in rec["tile_misses"]]
+    res["unboxed_first_pass"] += rec.get("unboxed_first_pass", 0)
     table = res["by_table"].setdefault(table_kind(row), [0, 0])
     table[0] += 1
     table[1] += rec["exact"]
@@ -452,7 +460,8 @@ def summary(result: dict) -> dict:
         for k, r in enumerate(res):
             row = {"exact": r["exact"], "n": r["n"], "mean_ms": r["mean_ms"], "misses": r["misses"],
                    "causes": r["causes"], "tiles": r["tiles"], "by_class": r["by_class"],
-                   "unboxed_by_cause": r["unboxed_by_cause"], "by_table": r["by_table"], "surely": r["surely"],
+                   "unboxed_by_cause": r["unboxed_by_cause"], "unboxed_first_pass": r["unboxed_first_pass"],
+                   "by_table": r["by_table"], "surely": r["surely"],
                    "scoring": r["scoring"], **({"legible_tiles": r["legible_tiles"]} if "legible_tiles" in r else {})}
             if k:
                 first, this = set(res[0]["misses"]), set(r["misses"])
@@ -546,7 +555,9 @@ def main(argv: list[str] | None = None) -> int:
                     f"{c} {r['causes'][c]}" for c in CAUSES if r["causes"].get(c)))
                 print("    " + tile_rates(r["tiles"]))
                 print("    hand tiles with no box, by their photo's first cause: " + ", ".join(
-                    f"{c} {r['unboxed_by_cause'][c]}" for c in CAUSES if r["unboxed_by_cause"].get(c)))
+                    f"{c} {r['unboxed_by_cause'][c]}" for c in CAUSES if r["unboxed_by_cause"].get(c))
+                    + f"; the first detector's first pass boxed {r['unboxed_first_pass']} of the "
+                      f"{r['tiles']['n'] - r['tiles']['boxed']} (lost by the reading)")
                 print("    " + sure_rates(r["surely"]))
                 print("    " + scoring_rates(r["scoring"]))
                 print("    exact by table: " + ", ".join(f"{kind} {e}/{n}" for kind, (n, e) in sorted(r["by_table"].items())))

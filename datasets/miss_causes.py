@@ -160,6 +160,21 @@ def hand_tile_misses(truth_tiles: Sequence[dict], reading, legible: Sequence[boo
     return out
 
 
+def mark_first_pass(truth_tiles: Sequence[dict], misses: list[dict], first_boxes: np.ndarray) -> int:
+    """Mark each unboxed miss (`hand_tile_misses`) with `first_pass`: whether a box of the first detector's
+    first pass (`first_boxes`, N×4 photo xyxy) stands for its tile (`box_owners`). How many were.
+    Why: an unboxed hand tile is either one no detector found, which only training mends, or one the first
+    pass found and the reading lost on the way (another row read, a second detection that missed it), which
+    the reading step can mend: the split says which to work on."""
+    unboxed = [m for m in misses if m["kind"] == "unboxed"]
+    if not unboxed:
+        return 0
+    seen = {int(k) for k in box_owners(truth_tiles, np.asarray(first_boxes, float).reshape(-1, 4)) if k >= 0}
+    for m in unboxed:
+        m["first_pass"] = m["tile"] in seen
+    return sum(m["first_pass"] for m in unboxed)
+
+
 def tile_counts(states: Sequence[tuple[bool, bool, bool]], which: Sequence[bool] | None = None) -> dict[str, int]:
     """`hand_tile_states` as counts (`TILE_COUNTS`), over the hand tiles flagged True in `which` (all when None)."""
     if which is not None:

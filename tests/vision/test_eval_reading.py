@@ -367,3 +367,33 @@ def test_cli_only_unsure_refuses_what_it_cannot_screen(rendered, tmp_path, capsy
     with pytest.raises(SystemExit) as err:
         eval_reading.main([str(other), "--only-unsure", str(tmp_path / "from.json")])
     assert err.value.code == 2 and "labels are not the ones it read" in capsys.readouterr().err
+
+
+def test_unboxed_tiles_are_marked_by_whether_the_first_pass_boxed_them():
+    """`mark_first_pass`: an unboxed hand tile under a first-pass box was lost by the reading, one under none was
+    never found; other misses are left alone."""
+    from miss_causes import mark_first_pass
+
+    tiles = [{"box": [0, 0, 10, 10], "in_hand": True}, {"box": [20, 0, 30, 10], "in_hand": True},
+             {"box": [40, 0, 50, 10], "in_hand": True}]
+    misses = [{"tile": 0, "kind": "unboxed"}, {"tile": 1, "kind": "unboxed"}, {"tile": 2, "kind": "wrong"}]
+    assert mark_first_pass(tiles, misses, np.array([[1, 1, 9, 9], [41, 1, 49, 9]])) == 1
+    assert [m.get("first_pass") for m in misses] == [True, False, None]
+    assert mark_first_pass(tiles, [{"tile": 2, "kind": "wrong"}], np.zeros((0, 4))) == 0
+
+
+def test_unboxed_tiles_a_moved_label_leaves_are_counted_as_never_found(rendered, tmp_path):
+    """A hand tile's label moved off every tile (to an empty corner) has no reader box and no first-pass box."""
+    rows = [json.loads(line) for line in (rendered / "labels.jsonl").read_text().splitlines()][:1]
+    k = next(k for k, t in enumerate(rows[0]["tiles"]) if t["in_hand"])
+    rows[0]["tiles"][k].update(box=[0, 0, 4, 4], hull=[[0, 0], [4, 0], [4, 4], [0, 4]])
+    (tmp_path / "labels.jsonl").write_text(json.dumps(rows[0]))
+    (tmp_path / "images").symlink_to(rendered / "images")
+    res = eval_reading.evaluate([tmp_path], [SHIPPED])["sets"][str(tmp_path)]["results"][0]
+    moved = next(m for m in res["tile_misses"] if m["tile"] == k)
+    assert moved["kind"] == "unboxed" and moved["first_pass"] is False
+    unboxed = [m for m in res["tile_misses"] if m["kind"] == "unboxed"]
+    assert all(isinstance(m["first_pass"], bool) for m in unboxed)
+    assert res["unboxed_first_pass"] == sum(m["first_pass"] for m in unboxed) <= res["tiles"]["n"] - res["tiles"]["boxed"]
+    assert eval_reading.summary({"pairs": [], "sets": {"s": {"results": [res]}}})["sets"]["s"][0]["unboxed_first_pass"] \
+        == res["unboxed_first_pass"]
