@@ -52,8 +52,6 @@ from pathlib import Path
 
 import numpy as np
 
-import numpy as np
-
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
