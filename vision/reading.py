@@ -330,9 +330,9 @@ class Reading:
                          "p_now": round(c.p_now, 4)} for c in self.changes],
             "uncertain": self.uncertain,
             "sequence": self.sequence,
-            "confidence": round(self.confidence, 4),
-            "sure": self.sure,
-            "cost": None if self.cost is None else round(self.cost, 3),
+            "confidence": round(float(self.confidence), 4),
+            "sure": bool(self.sure),
+            "cost": None if self.cost is None else round(float(self.cost), 3),
             "players": self.players,
             "partial": self.partial,
             "notes": self.notes,
@@ -618,7 +618,7 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
     if arr.upright:
         notes.append(f"{len(arr.upright)} closed tile(s) looked sideways and were taken as upright")
     reading = Reading(final, groups, changes=changes, uncertain=uncertain, sequence=sequence,
-                      confidence=confidence, notes=notes, cost=None if best is None else best[0],
+                      confidence=confidence, notes=notes, cost=None if best is None else float(best[0]),
                       sure=_sure(best), **base)
 
     concealed = [labels[i] for g in arr.groups if g.kind in ("closed", "drawn") for i in g.tiles]
@@ -680,7 +680,7 @@ def _sure(best: tuple | None) -> bool:
              and not _touches_closed_end(laid, arr))
     if TWICE_BESIDE and _twice_with_one_beside(laid, arr):
         return False
-    return (cost - THIRTEEN_COST if short else cost) <= FAINT_TRY_ABOVE
+    return bool((cost - THIRTEEN_COST if short else cost) <= FAINT_TRY_ABOVE)  # (a cost may be a numpy float)
 
 
 def _untaken_box_past(tiles: Sequence[TileDetection], used: Collection[int], last: int, reach: float) -> bool:
