@@ -17,6 +17,7 @@ tile classes and keeps the most probable legal hand.
 from __future__ import annotations
 
 import functools
+import statistics
 from dataclasses import dataclass, field, replace
 from typing import Collection, Literal, Sequence
 
@@ -108,6 +109,17 @@ DUPLICATE_ACROSS = 0.2  # … and their centres this near across the row (× the
 # upright lies so too (session 24: merged always, det_test_x1g lost one), and whether they read
 # alike lying does not tell them apart (a drawn 1p boxed twice reads 1p either way: tune10_x3 #282).
 DUPLICATE_ACROSS_UPRIGHT = 0.45
+
+
+def _median(xs: Sequence[float]) -> float:
+    """`float(np.median(xs))` of a short, non-empty list, to the bit (both take the middle value, or the two
+    middle values' mean), without numpy's array overhead: the layout search asks it tens of thousands of times."""
+    return float(statistics.median(xs))
+
+
+def _clip01(x: float) -> float:
+    """`float(np.clip(x, 0.0, 1.0))` for one float, without numpy's overhead."""
+    return float(min(max(x, 0.0), 1.0))
 
 
 def _set_apart(pitches: Sequence[float], unit: float, margin: float = SET_APART) -> bool:
@@ -371,7 +383,9 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
             side |= {b, t}
     turned = tuple(sorted(i for i in side if not tiles[i].sideways))
 
-    results: list[Arrangement] = []
+    # (penalty, tiles counted, what makes the Arrangement): most of the thousands laid out are never
+    # returned (`_with_whole_hands` keeps a few), so only those kept are built
+    results: list[tuple[float, int, tuple]] = []
 
     @functools.cache
     def loose_tiles() -> list[int]:
@@ -382,6 +396,19 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         """How far the last closed tile must step over the trend to be set apart (see SET_APART_IN_ORDER)."""
         return SET_APART_IN_ORDER if _end_order([tiles[i].label for i in closed]) == "in" else SET_APART
 
+    # The stretches `enumerate_row` is given overlap (every trim of the row's ends, 81 of them), and what
+    # follows is a function of tile indices alone, so it is worked out once an arrange call and shared:
+    # the ways to cut the row into melds from a tile to a stretch's end, keyed (first tile's place in the
+    # row, the stretch's end, whether that tile begins the stretch), and the closed part's geometry keyed by
+    # its tiles. (Nothing else changes: the same arrangements, in the same order, with the same penalties.)
+    meld_memo: dict[tuple[int, int, bool], list[tuple[list[Group], float, float]]] = {}
+    closed_memo: dict[tuple, object] = {}
+
+    def closed_fact(key: tuple, work) -> object:
+        if key not in closed_memo:
+            closed_memo[key] = work()
+        return closed_memo[key]
+
     def enumerate_row(row_idx: list[int], trim_pen: float) -> None:
         """Every arrangement of this stretch of the row into results."""
         kinds = ["X" if tiles[i].label == BACK else "S" if i in side else "U" for i in row_idx]
@@ -390,15 +417,20 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
         big = [g > GAP * unit for g in gaps]
         pitches = [min(fb[b][0] - fb[a][0], fb[b][2] - fb[a][2]) for a, b in zip(row_idx, row_idx[1:])]
         n = len(row_idx)
+        offset = full_pos[row_idx[0]]
+        row_tuple = tuple(row_idx)
 
-        memo: dict[int, list[tuple[list[Group], float, float]]] = {}
+        def turned_not_apart(closed: tuple[int, ...]) -> bool:  # (`closed` = row_idx[:c]: its steps are pitches[:c-1])
+            return closed_fact(("turned", closed),
+                               lambda: _turned_not_apart(tiles[closed[-1]], pitches[: len(closed) - 1], unit))
 
         def seg_melds(start: int) -> list[tuple[list[Group], float, float]]:
             """All ways to cut row_idx[start:] into melds (+ nuki at the end), with penalties
             (geometric, and for meld classes that form no set)."""
-            if start not in memo:
-                memo[start] = _seg_melds(start)
-            return memo[start]
+            key = (offset + start, offset + n, start == 0)
+            if key not in meld_memo:
+                meld_memo[key] = _seg_melds(start)
+            return meld_memo[key]
 
         def _seg_melds(start: int) -> list[tuple[list[Group], float, float]]:
             if start == n:
@@ -416,7 +448,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 if "S" not in ks and "X" not in ks:  # a meld shows one sideways tile: its likeliest
                     odds = [tiles[i].side_odds for i in ids]
                     if None not in odds:
-                        j = int(np.argmax(odds))
+                        j = odds.index(max(odds))  # (the first likeliest, as np.argmax)
                         ks = ks[:j] + ["S"] + ks[j + 1:]
                         # (less likely the less sideways its likeliest tile looked)
                         pen += UNSEEN_PER_ODDS * max(0.0, -MELD_SIDEWAYS_PRIOR - odds[j])
@@ -424,11 +456,11 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                     side = [j for j, c in enumerate(ks) if c == "S"]
                     odds = [tiles[ids[j]].side_odds for j in side]
                     if None not in odds and not any(ids[j] in stacked for j in side) and min(odds) < MELD_SECOND_SIDEWAYS:
-                        j = side[int(np.argmin(odds))]
+                        j = side[odds.index(min(odds))]
                         ks = ks[:j] + ["U"] + ks[j + 1:]
                         pen += _forced_cost(tiles[ids[j]])
                 if start > 0:  # melds usually lie a little apart: the narrower the gap, the less likely
-                    pen += PEN_NO_GAP * float(np.clip((GAP * unit - gaps[start - 1]) / (GAP * unit), 0.0, 1.0))
+                    pen += PEN_NO_GAP * _clip01((GAP * unit - gaps[start - 1]) / (GAP * unit))
                 group = None
                 if ks.count("S") == 1 and "X" not in ks:
                     pos = ks.index("S")
@@ -481,16 +513,16 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 count = c + 3 * sum(g.is_meld for g in melds)
                 sure_side = ks[-1] == "S" and (tiles[closed[-1]].side_odds or 0.0) >= DRAWN_SIDEWAYS_ODDS
                 if c >= 2 and (c - 2) in inner and gaps[c - 2] <= (SURE_SIDEWAYS_GAP if sure_side else 2 * GAP) * unit and (
-                        ks[-1] == "S" or count == 14 and _turned_not_apart(tiles[closed[-1]], pitches[: c - 1], unit)):
+                        ks[-1] == "S" or count == 14 and turned_not_apart(closed)):
                     inner.remove(c - 2)  # a sideways tile after standing ones steps wider: not apart
                 # (two closed tiles give no trend of their own: their step is read against the row's)
                 def apart() -> bool:  # (only worked out when needed: it fits a line)
                     if c > 2:
-                        return _set_apart(pitches[: c - 1], unit, step_margin(closed))
+                        return closed_fact(("apart", closed), lambda: _set_apart(pitches[: c - 1], unit, step_margin(closed)))
                     return c == 2 and gaps[0] > step_margin(closed) * unit
 
                 if c >= 2 and ((c - 2) in inner or (count == 14 and ks[-1] == "U" and apart()
-                                                    and not _turned_not_apart(tiles[closed[-1]], pitches[: c - 1], unit))):
+                                                    and not turned_not_apart(closed))):
                     drawn = (closed[-1],)  # the last closed tile set apart: the drawn tile
                     closed = closed[:-1]
                     if (c - 2) in inner:
@@ -522,7 +554,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                         else:  # it may lie sideways all the same (END_TURN_PER_ODDS)
                             turn_variant = PEN_SIDEWAYS_CLOSED + END_TURN_PER_ODDS * (END_SIDEWAYS_ODDS[order] - odds)
                 if drawn:
-                    pen += _drawn_off_level_cost(fb, closed, drawn[0], side)
+                    pen += closed_fact(("level", closed, drawn[0]), lambda: _drawn_off_level_cost(fb, closed, drawn[0], side))
                 # (closed, drawn, extra penalty, notes, tiles it also turns sideways)
                 variants = [(closed, drawn, 0.0, (), ())]
                 if turn_variant is not None:
@@ -549,11 +581,11 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                                  if tiles[i].sideways and i not in (g.called, g.added))
                 if c < n and gaps[c - 1] <= GAP * unit:  # (a meld lying apart is one, however high)
                     pen += _standing_meld_cost(tiles, closed, melds)
+                n_melds = sum(g.is_meld for g in melds)
                 for v_closed, v_drawn, v_pen, v_notes, v_turned in variants:
-                    groups = [Group("closed", v_closed)] + ([Group("drawn", v_drawn)] if v_drawn else []) + list(melds)
-                    results.append(Arrangement(tuple(groups), round(pen + v_pen + lpen, 6), tuple(row_idx),
-                                               tuple(notes) + v_notes, round(pen + v_pen, 6), upright, turned_here + v_turned,
-                                               merged))
+                    results.append((round(pen + v_pen + lpen, 6), len(v_closed) + len(v_drawn) + 3 * n_melds,
+                                    (v_closed, v_drawn, melds, row_tuple, tuple(notes) + v_notes, round(pen + v_pen, 6),
+                                     upright, turned_here + v_turned)))
 
     full = row_idx
     n_full = len(full)
@@ -589,18 +621,22 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 if k + 1 > 2 and n_full - k - 1 - e >= (5 if e else 1):
                     enumerate_row(full[k + 1: n_full - e], PEN_TRIM_GAP + 0.1 * (k + 1) + right_trim(e))
     if not results:  # nothing fits the conventions: read the row as it lies, heavily penalised
-        results.append(Arrangement((Group("closed", tuple(full)),), 5.0, tuple(full),
-                                   ("the row does not follow the usual layout",), 5.0))
-    results.sort(key=lambda a: a.penalty)
-    return _with_whole_hands(results, limit)
+        return [Arrangement((Group("closed", tuple(full)),), 5.0, tuple(full),
+                            ("the row does not follow the usual layout",), 5.0)]
+    results.sort(key=lambda r: r[0])  # (stable, by penalty alone: ties keep the order they were laid out in)
+    kept = _with_whole_hands(results, limit, count=lambda r: r[1])
+    return [Arrangement((Group("closed", closed),) + ((Group("drawn", drawn),) if drawn else ()) + tuple(melds),
+                        penalty, row, notes, geometry, upright, turned_, merged)
+            for penalty, _, (closed, drawn, melds, row, notes, geometry, upright, turned_) in kept]
 
 
-def _with_whole_hands(ranked: list[Arrangement], limit: int) -> list[Arrangement]:
+def _with_whole_hands(ranked: list, limit: int, count=lambda a: a.tile_count) -> list:
     """The `limit` likeliest arrangements, and as many of the likeliest whole hands (13 or 14
     tiles) beyond those: when many tiles lie in line with the hand (another row's, discards),
     leaving them all out costs much, yet a legal hand inside the row is likelier than a reading
-    of every tile that makes none (the reading step weighs them)."""
-    return ranked[:limit] + [a for a in ranked[limit:] if a.tile_count in (13, 14)][:limit]
+    of every tile that makes none (the reading step weighs them). `count`: an item's tiles counted
+    (`Arrangement.tile_count`, or what `arrange` keeps before it builds the arrangements)."""
+    return ranked[:limit] + [a for a in ranked[limit:] if count(a) in (13, 14)][:limit]
 
 
 def _same_face(a: TileDetection, b: TileDetection, min_p: float = 0.05, *, lying: bool = False) -> bool:
@@ -700,7 +736,7 @@ def _level_near(fb: dict, row: Sequence[int], x: float, exclude: Sequence[int], 
     near = sorted((i for i in row if i not in exclude), key=lambda i: abs((fb[i][0] + fb[i][2]) / 2 - x))[:k]
     if len(near) < 2:
         return None
-    return float(np.median([(fb[i][1] + fb[i][3]) / 2 for i in near]))
+    return _median([(fb[i][1] + fb[i][3]) / 2 for i in near])
 
 
 def _standing_meld_cost(tiles: Sequence[TileDetection], closed: Sequence[int], melds: Sequence[Group]) -> float:
@@ -713,7 +749,7 @@ def _standing_meld_cost(tiles: Sequence[TileDetection], closed: Sequence[int], m
     called = [g for g in melds if g.kind in ("called", "minkan", "kakan")]
     if len(called) < 2 or len(closed) < 4:
         return 0.0
-    height = lambda ids: float(np.median([tiles[i].frame_box[3] - tiles[i].frame_box[1] for i in ids]))
+    height = lambda ids: _median([tiles[i].frame_box[3] - tiles[i].frame_box[1] for i in ids])
     up = lambda g: [i for i in g.tiles if not tiles[i].sideways and i != g.added]
     first, rest = up(called[0]), [i for g in called[1:] for i in up(g)]
     if not first or not rest:
@@ -732,10 +768,10 @@ def _drawn_off_level_cost(fb: dict, closed: Sequence[int], drawn: int, side: set
     ref = [i for i in closed if i not in side][-4:]
     if len(ref) < 2:
         return 0.0
-    level = float(np.median([(fb[i][1] + fb[i][3]) / 2 for i in ref]))
-    height = float(np.median([fb[i][3] - fb[i][1] for i in ref]))
+    level = _median([(fb[i][1] + fb[i][3]) / 2 for i in ref])
+    height = _median([fb[i][3] - fb[i][1] for i in ref])
     off = abs((fb[drawn][1] + fb[drawn][3]) / 2 - level) / max(height, 1e-6)
-    return PEN_DRAWN_OFF_LEVEL * float(np.clip((off - DRAWN_LEVEL) / DRAWN_LEVEL_RAMP, 0.0, 1.0))
+    return PEN_DRAWN_OFF_LEVEL * _clip01((off - DRAWN_LEVEL) / DRAWN_LEVEL_RAMP)
 
 
 def _surely_upright(t: TileDetection) -> bool:
@@ -748,7 +784,7 @@ def _forced_cost(t: TileDetection) -> float:
     was, when known (a closed tile other than the last hardly ever lies sideways)."""
     if t.side_odds is None:
         return PEN_FORCED_UPRIGHT
-    return float(np.clip(FORCED_PER_ODDS * t.side_odds, 0.3, 3.0))
+    return float(min(max(FORCED_PER_ODDS * t.side_odds, 0.3), 3.0))  # (np.clip, to the bit)
 
 
 def _has_neighbour(tiles: Sequence[TileDetection], t: int, exclude: set[int]) -> bool:

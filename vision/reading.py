@@ -14,6 +14,7 @@ docs/vision.md and are kept stable.
 """
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 from collections import Counter
@@ -155,9 +156,18 @@ GAP_READS = (BACK, WHITE)
 # Hand arithmetic (34 kinds; red fives count as fives)
 
 
-def kind34(label: str) -> int:
+def _kind34(label: str) -> int:
     p = plain(label)
     return SUIT_ORDER[p[1]] * 9 + int(p[0]) - 1
+
+
+_KIND34 = {f"{n}{s}": _kind34(f"{n}{s}") for s in "mps" for n in range(10)} | {f"{n}z": _kind34(f"{n}z") for n in range(1, 8)}
+
+
+def kind34(label: str) -> int:
+    """0–33 (red fives as fives); the labelling search asks it hundreds of thousands of times a photo."""
+    k = _KIND34.get(label)
+    return _kind34(label) if k is None else k
 
 
 def label34(k: int) -> str:
@@ -193,6 +203,12 @@ TERMINALS = [0, 8, 9, 17, 18, 26] + list(range(27, 34))
 
 def is_complete(counts: list[int], n_melds: int) -> bool:
     """Is this concealed part (34 counts, 14 − 3·melds tiles) a winning shape?"""
+    return _is_complete(tuple(counts), n_melds)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # (pure; the labelling search asks the same shapes again and again)
+def _is_complete(shape: tuple[int, ...], n_melds: int) -> bool:
+    counts = list(shape)
     if sum(counts) != 14 - 3 * n_melds:
         return False
     need = 4 - n_melds

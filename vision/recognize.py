@@ -194,7 +194,7 @@ def row_lines(boxes: np.ndarray, *, max_tilt: float | None = None) -> RowLines:
         if d2 @ d < 0:
             d2 = -d2
         if max_tilt is None or abs(d2[1]) <= math.sin(math.radians(max_tilt)):
-            unit2 = float(np.median(sizes[list(chain)]))
+            unit2 = float(statistics.median(sizes[list(chain)].tolist()))  # (np.median's value, faster)
             chain2 = _chain(centres, sizes, np.array([x0, y0]), d2, unit2, seed=i)
             if i in chain2 and len(chain2) >= len(chain):
                 chain, d, unit = chain2, d2, unit2
@@ -219,7 +219,7 @@ def row_lines(boxes: np.ndarray, *, max_tilt: float | None = None) -> RowLines:
         t = (centres[list(chain)] - centres[i]) @ d
         ordered = tuple(int(k) for _, k in sorted(zip(t.tolist(), chain)))
         seen[key] = (ordered, tuple(map(float, centres[i])), (float(d[0]), float(d[1])),
-                     float(np.median(sizes[list(chain)])))
+                     float(statistics.median(sizes[list(chain)].tolist())))
     if not seen:  # no two tiles side by side: every tile is its own "row"
         k = int(np.argmax(sizes))
         return RowLines((), (Row((k,), tuple(centres[k]), (1.0, 0.0), float(sizes[k]), float(sizes[k])),))
