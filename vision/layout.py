@@ -518,7 +518,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 # (two closed tiles give no trend of their own: their step is read against the row's)
                 def apart() -> bool:  # (only worked out when needed: it fits a line)
                     if c > 2:
-                        return closed_fact(("apart", closed), lambda: _set_apart(pitches[: c - 1], unit, step_margin(closed)))
+                        return closed_fact(("apart", closed),
+                                           lambda: _set_apart(pitches[: c - 1], unit, step_margin(closed)))
                     return c == 2 and gaps[0] > step_margin(closed) * unit
 
                 if c >= 2 and ((c - 2) in inner or (count == 14 and ks[-1] == "U" and apart()
@@ -554,7 +555,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                         else:  # it may lie sideways all the same (END_TURN_PER_ODDS)
                             turn_variant = PEN_SIDEWAYS_CLOSED + END_TURN_PER_ODDS * (END_SIDEWAYS_ODDS[order] - odds)
                 if drawn:
-                    pen += closed_fact(("level", closed, drawn[0]), lambda: _drawn_off_level_cost(fb, closed, drawn[0], side))
+                    pen += closed_fact(("level", closed, drawn[0]),
+                                       lambda: _drawn_off_level_cost(fb, closed, drawn[0], side))
                 # (closed, drawn, extra penalty, notes, tiles it also turns sideways)
                 variants = [(closed, drawn, 0.0, (), ())]
                 if turn_variant is not None:
