@@ -1,5 +1,5 @@
-"""Shared test helpers: where the read-only reference material (`../shared`) and the repo are, and how many
-processes the large rendered-set tests may use."""
+"""Shared test helpers: where the read-only reference material (`../shared`) and the repo are, how many
+processes the large rendered-set tests may use, and a labelling search that hands back numpy costs."""
 from __future__ import annotations
 
 import os
@@ -27,3 +27,21 @@ def repo_dir() -> Path:
 def processes() -> int:
     """Processes for the large rendered-set tests: `$TSUMO_TEST_WORKERS`, else every CPU this process may use."""
     return int(os.environ.get("TSUMO_TEST_WORKERS") or len(os.sched_getaffinity(0)))
+
+
+@pytest.fixture
+def numpy_search_costs(monkeypatch) -> None:
+    """The reading step's search (`vision.reading._best_reading`) hands back its cost as a numpy float, as it does
+    where a fitted gap enters a layout penalty (session 45: the reading's `sure` then was a numpy bool that
+    `json.dumps` and the API's responses could not serialise)."""
+    import numpy as np
+
+    import vision.reading as reading_mod
+
+    real = reading_mod._best_reading
+
+    def numpy_cost(*args, **kw):
+        best = real(*args, **kw)
+        return best if best is None else (np.float64(best[0]),) + tuple(best[1:])
+
+    monkeypatch.setattr(reading_mod, "_best_reading", numpy_cost)

@@ -117,9 +117,9 @@ def _median(xs: Sequence[float]) -> float:
     return float(statistics.median(xs))
 
 
-def _clip01(x: float) -> float:
-    """`float(np.clip(x, 0.0, 1.0))` for one float, without numpy's overhead."""
-    return float(min(max(x, 0.0), 1.0))
+def _clip(x: float, low: float = 0.0, high: float = 1.0) -> float:
+    """`float(np.clip(x, low, high))` for one float, to the bit, without numpy's overhead."""
+    return float(min(max(x, low), high))
 
 
 def _set_apart(pitches: Sequence[float], unit: float, margin: float = SET_APART) -> bool:
@@ -460,7 +460,7 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                         ks = ks[:j] + ["U"] + ks[j + 1:]
                         pen += _forced_cost(tiles[ids[j]])
                 if start > 0:  # melds usually lie a little apart: the narrower the gap, the less likely
-                    pen += PEN_NO_GAP * _clip01((GAP * unit - gaps[start - 1]) / (GAP * unit))
+                    pen += PEN_NO_GAP * _clip((GAP * unit - gaps[start - 1]) / (GAP * unit))
                 group = None
                 if ks.count("S") == 1 and "X" not in ks:
                     pos = ks.index("S")
@@ -510,7 +510,8 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                 notes: list[str] = []
                 inner = [k for k in range(c - 1) if big[k]]
                 drawn: tuple[int, ...] = ()
-                count = c + 3 * sum(g.is_meld for g in melds)
+                n_melds = sum(g.is_meld for g in melds)
+                count = c + 3 * n_melds
                 sure_side = ks[-1] == "S" and (tiles[closed[-1]].side_odds or 0.0) >= DRAWN_SIDEWAYS_ODDS
                 if c >= 2 and (c - 2) in inner and gaps[c - 2] <= (SURE_SIDEWAYS_GAP if sure_side else 2 * GAP) * unit and (
                         ks[-1] == "S" or count == 14 and turned_not_apart(closed)):
@@ -583,7 +584,6 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
                                  if tiles[i].sideways and i not in (g.called, g.added))
                 if c < n and gaps[c - 1] <= GAP * unit:  # (a meld lying apart is one, however high)
                     pen += _standing_meld_cost(tiles, closed, melds)
-                n_melds = sum(g.is_meld for g in melds)
                 for v_closed, v_drawn, v_pen, v_notes, v_turned in variants:
                     results.append((round(pen + v_pen + lpen, 6), len(v_closed) + len(v_drawn) + 3 * n_melds,
                                     (v_closed, v_drawn, melds, row_tuple, tuple(notes) + v_notes, round(pen + v_pen, 6),
@@ -773,7 +773,7 @@ def _drawn_off_level_cost(fb: dict, closed: Sequence[int], drawn: int, side: set
     level = _median([(fb[i][1] + fb[i][3]) / 2 for i in ref])
     height = _median([fb[i][3] - fb[i][1] for i in ref])
     off = abs((fb[drawn][1] + fb[drawn][3]) / 2 - level) / max(height, 1e-6)
-    return PEN_DRAWN_OFF_LEVEL * _clip01((off - DRAWN_LEVEL) / DRAWN_LEVEL_RAMP)
+    return PEN_DRAWN_OFF_LEVEL * _clip((off - DRAWN_LEVEL) / DRAWN_LEVEL_RAMP)
 
 
 def _surely_upright(t: TileDetection) -> bool:
@@ -786,7 +786,7 @@ def _forced_cost(t: TileDetection) -> float:
     was, when known (a closed tile other than the last hardly ever lies sideways)."""
     if t.side_odds is None:
         return PEN_FORCED_UPRIGHT
-    return float(min(max(FORCED_PER_ODDS * t.side_odds, 0.3), 3.0))  # (np.clip, to the bit)
+    return _clip(FORCED_PER_ODDS * t.side_odds, 0.3, 3.0)
 
 
 def _has_neighbour(tiles: Sequence[TileDetection], t: int, exclude: set[int]) -> bool:

@@ -161,7 +161,8 @@ def _kind34(label: str) -> int:
     return SUIT_ORDER[p[1]] * 9 + int(p[0]) - 1
 
 
-_KIND34 = {label: _kind34(label) for label in [f"{n}{s}" for s in "mps" for n in range(10)] + [f"{n}z" for n in range(1, 8)]}
+_KIND34 = {label: _kind34(label)
+           for label in [f"{n}{s}" for s in "mps" for n in range(10)] + [f"{n}z" for n in range(1, 8)]}
 
 
 def kind34(label: str) -> int:

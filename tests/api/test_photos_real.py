@@ -101,21 +101,10 @@ def test_every_phone_format_reads_like_the_jpeg(real, photos, fmt, ctype):
     assert body["reading"]["hand"] == base["reading"]["hand"]
 
 
-def test_a_reading_whose_search_costs_are_numpy_numbers_is_served(real, photos, monkeypatch):
+def test_a_reading_whose_search_costs_are_numpy_numbers_is_served(real, photos, numpy_search_costs):
     """Session 45: a layout penalty is a numpy float where a fitted gap enters it, and then the reading's `sure`
     was a numpy bool that the response could not serialise (500 on 21 of the held-out gate's 300 photos). The
     search is made to hand back numpy costs for every photo here: both routes still answer 200 with plain JSON."""
-    import numpy as np
-
-    import vision.reading as reading_mod
-
-    real_best = reading_mod._best_reading
-
-    def numpy_cost(*args, **kw):
-        best = real_best(*args, **kw)
-        return best if best is None else (np.float64(best[0]),) + tuple(best[1:])
-
-    monkeypatch.setattr(reading_mod, "_best_reading", numpy_cost)
     name, data = next(iter(photos.items()))
     for path in ("/v1/photos/read", "/v1/photos/score"):
         r = _post(real, path, data, name=name)

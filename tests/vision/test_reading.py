@@ -252,22 +252,13 @@ def test_to_json_is_plain_json_with_documented_keys():
     assert 0 < data["confidence"] <= 1
 
 
-def test_numpy_costs_give_plain_json(monkeypatch):
+def test_numpy_costs_give_plain_json(numpy_search_costs):
     """A layout penalty is a numpy float where a fitted gap enters it (`layout._gaps`), so the reading's cost
     was one and `sure` a numpy bool: `tsumo read --json` raised TypeError and the API answered 500 on such
     photos (session 45, held-out renders read unsurely; the real-dev photos never take that path). The reading
     keeps plain Python numbers, and its JSON is plain whatever it holds."""
     import numpy as np
 
-    import vision.reading as reading_mod
-
-    real = reading_mod._best_reading
-
-    def numpy_cost(*args, **kw):
-        best = real(*args, **kw)
-        return best if best is None else (np.float64(best[0]),) + tuple(best[1:])
-
-    monkeypatch.setattr(reading_mod, "_best_reading", numpy_cost)
     r = _hand_of("1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z")
     assert type(r.sure) is bool and r.sure and type(r.cost) is float
     r.sure, r.cost, r.confidence = np.bool_(False), np.float64(2.5), np.float32(0.5)
