@@ -817,7 +817,7 @@ def _gaps(row: Sequence[int], fb: dict, unit: float) -> list[float]:
         return []
     steps = np.array([min(fb[b][0] - fb[a][0], fb[b][2] - fb[a][2]) for a, b in zip(row, row[1:])], float)
     if len(steps) < 4:
-        return list(steps - min(steps.min(), unit))
+        return (steps - min(steps.min(), unit)).tolist()
     xs = np.array([(fb[a][2] + fb[b][0]) / 2 for a, b in zip(row, row[1:])], float)
     xs = (xs - xs.mean()) / max(unit, 1e-6)
     # a robust start: of the lines through two steps (or level through one), one that about
@@ -844,7 +844,7 @@ def _gaps(row: Sequence[int], fb: dict, unit: float) -> list[float]:
         inlier = keep
         slope, icpt = np.polyfit(xs[inlier], steps[inlier], 1)
         res = steps - (slope * xs + icpt)
-    return list(res)
+    return res.tolist()  # Python floats: a numpy one would make every penalty it enters, and the cost, numpy
 
 
 def _loose_tiles(tiles: Sequence[TileDetection], row_idx: Sequence[int], taken: set[int],

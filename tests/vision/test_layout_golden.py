@@ -62,6 +62,22 @@ def test_layout_and_reading_match_the_snapshot(entry, golden):
     assert now["reading"] == want["reading"]
 
 
+def test_penalties_and_costs_are_python_numbers():
+    """No numpy number leaks out of the layout (a fitted gap did, session 45: `sure` became a numpy bool and the
+    API's photo routes answered 500): every arrangement's penalties and every reading's cost are Python floats."""
+    seen = 0
+    for entry in json.loads(INPUTS.read_text()):
+        tiles = load_tiles(entry)
+        row = None if entry["row"] is None else tuple(entry["row"])
+        for a in arrange(tiles, players=entry["players"], row=row):
+            assert type(a.penalty) is float and type(a.geometry) is float, entry["photo"]
+            seen += 1
+        reading = read_hand(tiles, players=entry["players"], row=row, seen_row=tuple(entry["seen_row"]))
+        assert reading.cost is None or type(reading.cost) is float, entry["photo"]
+        assert type(reading.sure) is bool
+    assert seen > 13
+
+
 if __name__ == "__main__" and "--write" in sys.argv:
     GOLDEN.write_text(json.dumps([snapshot(e) for e in json.loads(INPUTS.read_text())], ensure_ascii=False))
     print("wrote", GOLDEN)
