@@ -1,5 +1,5 @@
-"""Shared test helpers: where the read-only reference material (`../shared`) and the repo are, how many
-processes the large rendered-set tests may use, and a labelling search that hands back numpy costs."""
+"""Shared test helpers: where the read-only reference material (`../shared`) and the repo are, a small rendered
+set, how many processes the large rendered-set tests may use, and a labelling search that hands back numpy costs."""
 from __future__ import annotations
 
 import os
@@ -21,6 +21,16 @@ def shared_dir() -> Path:
 @pytest.fixture(scope="session")
 def repo_dir() -> Path:
     return REPO
+
+
+@pytest.fixture(scope="session")
+def det_test_h_three(tmp_path_factory) -> Path:
+    """det_test_h's first three photos (photo seed 99), rendered once per run for the tests of the measuring
+    scripts (`eval_reading.py`, `same_readings.py`), which only read them."""
+    photos = pytest.importorskip("tsumo_synth.photos")
+    out = tmp_path_factory.mktemp("det_test_h_three")
+    photos.write_dataset(out, 3, 99, val_frac=0.0, quiet=True)
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -8,17 +8,14 @@ import pytest
 
 from vision.pipeline import CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR
 
-photos = pytest.importorskip("tsumo_synth.photos")
 eval_reading = pytest.importorskip("eval_reading")
 
 SHIPPED = (MODELS_DIR / DETECTOR_FILE, MODELS_DIR / CLASSIFIER_FILE)
 
 
 @pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    out = tmp_path_factory.mktemp("set")
-    photos.write_dataset(out, 3, 99, val_frac=0.0, quiet=True)  # det_test_h's first three photos
-    return out
+def rendered(det_test_h_three):
+    return det_test_h_three
 
 
 def test_same_pair_twice_agrees_and_counts_against_the_truth(rendered, tmp_path):

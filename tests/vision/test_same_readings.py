@@ -5,21 +5,14 @@ import json
 
 import pytest
 
-photos = pytest.importorskip("tsumo_synth.photos")
 same_readings = pytest.importorskip("same_readings")
 
 
-@pytest.fixture(scope="module")
-def rendered(tmp_path_factory):
-    out = tmp_path_factory.mktemp("set")
-    photos.write_dataset(out, 2, 99, val_frac=0.0, quiet=True)  # det_test_h's first two photos
-    return out
-
-
-def test_two_dumps_of_one_code_agree_and_a_changed_cost_is_caught(rendered, tmp_path):
+def test_two_dumps_of_one_code_agree_and_a_changed_cost_is_caught(det_test_h_three, tmp_path):
+    rendered = det_test_h_three
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    assert same_readings.dump(a, [rendered]) == 2
-    assert same_readings.dump(b, [rendered], workers=2) == 2  # the worker processes read alike
+    assert same_readings.dump(a, [rendered]) == 3
+    assert same_readings.dump(b, [rendered], workers=2) == 3  # the worker processes read alike
     before, after = same_readings.load(a), same_readings.load(b)
     assert sorted(before) == [f"{rendered.name}/{row[1]}" for row in same_readings.photo_jobs([rendered])]
     assert same_readings.compare(before, after)["differ"] == {}
