@@ -6,8 +6,8 @@
 
 A line per photo: its key (set folder name / image), `Reading.to_json()` with the shipped models (less its
 timings), and the search's cost unrounded (`repr`), which moves with any change to a penalty even where the
-reading's JSON, rounded, does not. `compare` prints what differs and exits 1 when anything does (a photo read otherwise, or
-missing from one side), so a speed or tidying change is shown to read as before, to the bit.
+reading's JSON, rounded, does not. `compare` prints what differs and exits 1 when anything does (a photo read
+otherwise, or missing from one side), so a speed or tidying change is shown to read as before, to the bit.
 
 Why a script in the repo: session 45 proved its faster reading step this way on 1 600 photos with a
 script kept in `cache/`, and the next machine lost it.
@@ -17,12 +17,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from eval_reading import load_set  # noqa: E402
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import PhotoReader  # noqa: E402
 
@@ -44,35 +46,30 @@ def _read(job: tuple[str, str, int]) -> dict:
 
 def photo_jobs(folders: list[Path]) -> list[tuple[str, str, int]]:
     """(folder, image, players) of every photo of the rendered sets, in order."""
-    jobs = []
-    for folder in folders:
-        labels = folder / "labels.jsonl"
-        if not labels.is_file():
-            raise SystemExit(f"same_readings: {folder} has no labels.jsonl (render it: python -m tsumo_synth.sets)")
-        for line in labels.read_text().splitlines():
-            if line.strip():
-                row = json.loads(line)
-                jobs.append((str(folder), row["image"], row.get("players", 4)))
-    return jobs
+    return [(str(folder), row["image"], row.get("players", 4)) for folder in folders for row in load_set(folder)]
+
+
+@contextmanager
+def _reads(workers: int, threads: int):
+    """A function from photo jobs to their records, in job order: in this process or in `workers` processes."""
+    if workers <= 1:
+        _init(threads)
+        yield lambda jobs: map(_read, jobs)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init,
+                             initargs=(threads,)) as pool:
+        yield lambda jobs: pool.map(_read, jobs, chunksize=2)
 
 
 def dump(out: Path, folders: list[Path], *, workers: int = 1, threads: int = 1) -> int:
     """Read every photo of `folders` and write one JSON line each to `out`; returns the photo count."""
     jobs = photo_jobs(folders)
-    with out.open("w") as f:
-        if workers <= 1:
-            _init(threads)
-            records = map(_read, jobs)
-            for rec in records:
-                f.write(json.dumps(rec, sort_keys=True) + "\n")
-        else:
-            from concurrent.futures import ProcessPoolExecutor
-            from multiprocessing import get_context
-
-            with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init,
-                                     initargs=(threads,)) as pool:
-                for rec in pool.map(_read, jobs, chunksize=2):
-                    f.write(json.dumps(rec, sort_keys=True) + "\n")
+    with out.open("w") as f, _reads(workers, threads) as read:
+        for rec in read(jobs):
+            f.write(json.dumps(rec, sort_keys=True) + "\n")
     return len(jobs)
 
 
@@ -139,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
         if result[side]:
             print(f"{side.replace('_', ' ')}: {len(result[side])} photos, e.g. {result[side][0]}")
     same = not (result["differ"] or result["only_before"] or result["only_after"])
-    print(f"{result['compared']} photos compared, {len(result['differ'])} differ" + ("" if same else " — NOT the same"))
+    verdict = "" if same else " — NOT the same"
+    print(f"{result['compared']} photos compared, {len(result['differ'])} differ{verdict}")
     return 0 if same else 1
 
 

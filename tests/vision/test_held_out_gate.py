@@ -45,19 +45,25 @@ FLOORS = {
 
 @pytest.mark.slow
 def test_the_shipped_reader_on_the_held_out_gate(repo_dir, shared_dir, processes):
-    folder = sets.render(GATE, repo_dir / "cache" / "synth", workers=processes, quiet=True, shared=shared_dir)
-    pair = (eval_reading.shipped_detector(), MODELS_DIR / CLASSIFIER_FILE)
-    result = eval_reading.evaluate([folder], [pair], threads=1, workers=processes)  # (the figures of one process)
-    r = result["sets"][str(folder)]["results"][0]
+    r, truth = read_gate(repo_dir / "cache" / "synth", processes, shared_dir)
     tiles, sure = r["tiles"], r["surely"]
     figures = {"exact": r["exact"], "boxed": tiles["boxed"] / tiles["n"],
                "right_of_taken": tiles["right"] / tiles["taken"], "sure_exact": sure["sure_exact"] / sure["sure"]}
     print(f"{GATE}: {r['exact']}/{r['n']} exact; " + eval_reading.tile_rates(tiles) + "; "
           + eval_reading.sure_rates(sure) + "; " + libraries_line(library_versions()))
-    print(otherwise_than_recorded(r["reads"], r["sure"], result["sets"][str(folder)]["truth"]))
+    print(otherwise_than_recorded(r["reads"], r["sure"], truth))
     assert r["n"] == sets.SETS[GATE].n and tiles["n"] > 4000
     low = {k: v for k, v in figures.items() if v < FLOORS[k]}
     assert not low, f"under the floors {FLOORS}: {low}"
+
+
+def read_gate(root: Path, workers: int, shared: Path = sets.SHARED_DIR) -> tuple[dict, list[str]]:
+    """The gate rendered into `root` (kept when there) and read by the shipped reader in `workers` processes:
+    `eval_reading`'s figures of the one pair (those of one process), and the true sequences."""
+    folder = sets.render(GATE, root, workers=workers, quiet=True, shared=shared)
+    pair = (eval_reading.shipped_detector(), MODELS_DIR / CLASSIFIER_FILE)
+    read = eval_reading.evaluate([folder], [pair], threads=1, workers=workers)["sets"][str(folder)]
+    return read["results"][0], read["truth"]
 
 
 def test_the_recorded_readings_cover_the_gate_and_changes_are_named():
@@ -88,11 +94,7 @@ def otherwise_than_recorded(reads: list[str], sure: list[bool], truth: list[str]
 
 
 if __name__ == "__main__" and "--write" in sys.argv:
-    from vision.runtime import library_versions
-
-    folder = sets.render(GATE, Path("cache/synth"))
-    pair = (eval_reading.shipped_detector(), MODELS_DIR / CLASSIFIER_FILE)
-    res = eval_reading.evaluate([folder], [pair], threads=1, workers=2)["sets"][str(folder)]["results"][0]
+    res, _ = read_gate(Path("cache/synth"), 2)
     note = sys.argv[sys.argv.index("--write") + 1]  # which session, which code
     RECORDED.write_text(json.dumps({"set": GATE, "recorded": note, "libraries": library_versions(),
                                     "sequence": res["reads"], "sure": res["sure"]}, ensure_ascii=False, indent=0))
