@@ -47,7 +47,6 @@ import json
 import os
 import sys
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +57,7 @@ if str(REPO) not in sys.path:
 
 from miss_causes import (CAUSES, TILE_COUNTS, first_cause, hand_tile_misses, hand_tile_states,  # noqa: E402
                          hand_tile_takes, mark_first_pass, scores_alike, tile_counts, whole_hand)
+from reader_pool import job_map  # noqa: E402
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import ALT_FILE, CLASSIFIER_FILE, DETECTOR_FILE, MODELS_DIR, THIRD_FILE, PhotoReader  # noqa: E402
 from vision.runtime import libraries_line, library_versions  # noqa: E402
@@ -147,23 +147,10 @@ def screen(targets: list[tuple[Path, list[dict], dict, list[int]]], pairs: list[
     return out
 
 
-@contextmanager
 def _photo_reads(pairs: list[tuple[Path, Path]], threads: int, workers: int):
     """A function from photo jobs (`read_photo`'s arguments after the readers) to their records, in job order:
     in this process, or in `workers` processes with their own models."""
-    if workers <= 1:
-        readers = _readers(pairs, threads)
-        yield lambda jobs: (read_photo(readers, *job) for job in jobs)
-        return
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init_reader_process,
-                               initargs=(pairs, threads))
-    try:
-        yield lambda jobs: pool.map(_read_in_process, jobs, chunksize=2)
-    finally:
-        pool.shutdown(cancel_futures=True)
+    return job_map(_readers, (pairs, threads), _read_job, workers)
 
 
 def _readers(pairs: list[tuple[Path, Path]], threads: int) -> list[PhotoReader]:
@@ -172,15 +159,8 @@ def _readers(pairs: list[tuple[Path, Path]], threads: int) -> list[PhotoReader]:
     return [PhotoReader(**_detectors(d, threads), classifier=TileClassifier(c, threads)) for d, c in pairs]
 
 
-_PROCESS_READERS: list[PhotoReader] = []  # a worker process's readers (`evaluate(workers=…)` only)
-
-
-def _init_reader_process(pairs: list[tuple[Path, Path]], threads: int) -> None:
-    _PROCESS_READERS[:] = _readers(pairs, threads)
-
-
-def _read_in_process(job: tuple) -> list[dict]:
-    return read_photo(_PROCESS_READERS, *job)
+def _read_job(readers: list[PhotoReader], job: tuple) -> list[dict]:
+    return read_photo(readers, *job)
 
 
 def read_photo(readers: list[PhotoReader], folder: Path, i: int, row: dict, legible: list[bool] | None) -> list[dict]:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -25,19 +24,18 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from eval_reading import load_set  # noqa: E402
+from reader_pool import job_map  # noqa: E402
 from vision.io import load_image  # noqa: E402
 from vision.pipeline import PhotoReader  # noqa: E402
 
-_READER: list[PhotoReader] = []  # a worker process's reader
+
+def _reader(threads: int) -> PhotoReader:
+    return PhotoReader(threads=threads)
 
 
-def _init(threads: int) -> None:
-    _READER[:] = [PhotoReader(threads=threads)]
-
-
-def _read(job: tuple[str, str, int]) -> dict:
+def _read(reader: PhotoReader, job: tuple[str, str, int]) -> dict:
     folder, image, players = job
-    reading = _READER[0].read(load_image(Path(folder) / image), players=players)
+    reading = reader.read(load_image(Path(folder) / image), players=players)
     shown = reading.to_json()
     shown.pop("timings_ms")  # the clock, not the reading
     return {"key": f"{Path(folder).name}/{image}", "reading": shown,
@@ -49,25 +47,10 @@ def photo_jobs(folders: list[Path]) -> list[tuple[str, str, int]]:
     return [(str(folder), row["image"], row.get("players", 4)) for folder in folders for row in load_set(folder)]
 
 
-@contextmanager
-def _reads(workers: int, threads: int):
-    """A function from photo jobs to their records, in job order: in this process or in `workers` processes."""
-    if workers <= 1:
-        _init(threads)
-        yield lambda jobs: map(_read, jobs)
-        return
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_init,
-                             initargs=(threads,)) as pool:
-        yield lambda jobs: pool.map(_read, jobs, chunksize=2)
-
-
 def dump(out: Path, folders: list[Path], *, workers: int = 1, threads: int = 1) -> int:
     """Read every photo of `folders` and write one JSON line each to `out`; returns the photo count."""
     jobs = photo_jobs(folders)
-    with out.open("w") as f, _reads(workers, threads) as read:
+    with out.open("w") as f, job_map(_reader, (threads,), _read, workers) as read:
         for rec in read(jobs):
             f.write(json.dumps(rec, sort_keys=True) + "\n")
     return len(jobs)
