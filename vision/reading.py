@@ -149,6 +149,10 @@ END_TOUCH_LEVEL = 0.5
 # width past its last tile: the drawn tile, left out to keep 14 (tune9 #54: 7m 7m 7m … for 7m 7m … | 7z).
 # Session 31: tune sets 881 -> 883, none lost; held-out gates unchanged (x3g 256, x1g 229, h 119, close 218).
 TWICE_BESIDE = True
+# A reading is not sure either when a face-up tile of its hand is read at under this probability (its class
+# as the reading takes it): the search bends classes by cost, and a top-1 read at 0.37 costs nothing, so a
+# whole hand could pass as sure on a coin toss and skip the second looks (det_test_x3g #9, session 47). 0 = off.
+SURE_CONFIDENCE = 0.0
 GAP_READS = (BACK, WHITE)
 
 
@@ -636,7 +640,8 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
         notes.append(f"{len(arr.upright)} closed tile(s) looked sideways and were taken as upright")
     reading = Reading(final, groups, changes=changes, uncertain=uncertain, sequence=sequence,
                       confidence=confidence, notes=notes, cost=None if best is None else float(best[0]),
-                      sure=_sure(best), **base)
+                      sure=_sure(best) and all(final[i].confidence >= SURE_CONFIDENCE
+                                               for i in hand_tiles if final[i].label != BACK), **base)
 
     concealed = [labels[i] for g in arr.groups if g.kind in ("closed", "drawn") for i in g.tiles]
     # CONTRACTS §1 lists melds in call order (the scorer's liability rule reads the last listed
