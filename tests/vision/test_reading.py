@@ -152,6 +152,26 @@ def test_consistency_fixes_a_misread_tile():
     assert i in r.uncertain  # fixed, but still not a sure read
 
 
+def test_a_hand_tile_read_on_a_coin_toss_keeps_a_whole_hand_from_being_sure(monkeypatch):
+    """SURE_CONFIDENCE: the search pays nothing for a top-1 read at 0.45, so only this rule sends such a
+    photo to the second looks; a hand read clearly throughout stays sure."""
+    import vision.reading as reading
+
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    tiles = scene_from_sequence(seq, rng=random.Random(7))
+    i = next(k for k, t in enumerate(tiles) if t.label == "4p")
+    coin = (Candidate("4p", 0.45), Candidate("6z", 0.35), Candidate("1z", 0.2))
+    tiles[i] = replace(tiles[i], confidence=0.45, candidates=coin)
+    monkeypatch.setattr(reading, "SURE_CONFIDENCE", 0.0)
+    r = read_hand(tiles)
+    assert r.error is None and r.sure and not r.changes and i in r.uncertain
+    monkeypatch.setattr(reading, "SURE_CONFIDENCE", 0.5)
+    r = read_hand(tiles)
+    assert r.hand["concealed"] == "123m456p789s11555z" and not r.sure  # same hand, but look again
+    monkeypatch.setattr(reading, "SURE_CONFIDENCE", 0.4)
+    assert read_hand(tiles).sure
+
+
 def test_consistency_fixes_a_fifth_tile():
     tiles = scene_from_sequence("1m 1m 1m 2m 3m 4p 5p 6p 7s 8s 9s 5z 5z | 5z", rng=random.Random(8))
     i = _misread(tiles, "2m", "1m", p_wrong=0.6, p_true=0.35)
