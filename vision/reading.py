@@ -111,6 +111,9 @@ WHITE = "5z"
 # neighbours in 8 % of hands): each break costs SORT_WEIGHT, as much as a runner-up class
 # e^SORT_WEIGHT times less likely than the first; a confidently read unsorted hand still reads as
 # seen. Tune renders (as above, with the twice rule): 864 -> 869 (0.5), 871 (1), 876 (2).
+# Sessions 46-47, the five tune sets (1 300 photos, shipped reader): 1 065 (1), 1 070 (1.5), 1 074 (2),
+# 1 076 (3, 4), 1 078 (5: +4, passing the ship rule); the held-out gate with 5: 258 / 300 against 259
+# (#148 lost, none gained), so 2 stays.
 SORT_WEIGHT = 2.0
 # 1/temperature of the classifier's log-probabilities. Measured on the tune renders (with TOP_K 5):
 # 0.5 +3, 0.7 +4, 1.4 -9 of 1 376: within noise, and a lower scale lets MAX_FIX_COST reach further
