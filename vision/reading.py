@@ -155,6 +155,9 @@ TWICE_BESIDE = True
 # A reading is not sure either when a face-up tile of its hand is read at under this probability (its class
 # as the reading takes it): the search bends classes by cost, and a top-1 read at 0.37 costs nothing, so a
 # whole hand could pass as sure on a coin toss and skip the second looks (det_test_x3g #9, session 47). 0 = off.
+# Session 47, five tune sets (tune9 / plaid / tune9_x3 / tune10_x3 / close, shipped reader): 0 -> 1 074,
+# 0.3 -> 1 073 (319 / 170 / 171 / 259 / 154), 0.5 -> 1 075 (318 / 171 / 171 / 261 / 154): short of the +3 the
+# rule asked for; off. The second looks mend some such photos and spoil as many.
 SURE_CONFIDENCE = 0.0
 GAP_READS = (BACK, WHITE)
 
