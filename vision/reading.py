@@ -638,16 +638,16 @@ def read_hand(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence
                for i in sorted(labels) if labels[i] != was[i].label]
     groups = [_group_reading(g, labels) for g in arr.groups]
     hand_tiles = sorted(arr.used)
-    uncertain = [i for i in hand_tiles if final[i].label != BACK and final[i].confidence < UNCERTAIN_BELOW]
-    confidence = math.prod(final[i].confidence for i in hand_tiles if final[i].label != BACK) if hand_tiles else 0.0
+    faces = [i for i in hand_tiles if final[i].label != BACK]  # (a face-down tile's class is not in doubt)
+    uncertain = [i for i in faces if final[i].confidence < UNCERTAIN_BELOW]
+    confidence = math.prod(final[i].confidence for i in faces) if hand_tiles else 0.0
     sequence = format_sequence(arr.to_sequence(final))
     notes = list(arr.notes) + ev.warnings
     if arr.upright:
         notes.append(f"{len(arr.upright)} closed tile(s) looked sideways and were taken as upright")
     reading = Reading(final, groups, changes=changes, uncertain=uncertain, sequence=sequence,
                       confidence=confidence, notes=notes, cost=None if best is None else float(best[0]),
-                      sure=_sure(best) and all(final[i].confidence >= SURE_CONFIDENCE
-                                               for i in hand_tiles if final[i].label != BACK), **base)
+                      sure=_sure(best) and all(final[i].confidence >= SURE_CONFIDENCE for i in faces), **base)
 
     concealed = [labels[i] for g in arr.groups if g.kind in ("closed", "drawn") for i in g.tiles]
     # CONTRACTS §1 lists melds in call order (the scorer's liability rule reads the last listed
