@@ -2,8 +2,10 @@
 closed tiles' sort order, branch and bound over legal hands (vision/reading.py)."""
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -455,3 +457,25 @@ def test_an_added_kans_pair_that_looks_upright_stays_two_tiles(lying, monkeypatc
     assert layout._duplicate(tiles[base], tiles[top], wide=True)  # (the retry may merge them …)
     monkeypatch.setattr(reading, "FAINT_TRY_ABOVE", -1.0)  # (… and is tried: no reading counts as sure)
     assert read_hand(tiles).sequence == seq  # (… but the kan laid out unmerged reads cheaper)
+
+
+def test_a_box_straddling_two_tiles_that_pushes_the_drawn_tile_out_costs_pen_twice_beside(monkeypatch):
+    """The first look's detections of det_test_x3g #9 (data, no model): a box straddling the 1m and the 9m of a
+    thirteen-orphans hand, read 1m at 0.37, makes 14 with the drawn 1z left out, and that reading is legal and
+    cheap (1m 1m 9m … 7z, sure). PEN_TWICE_BESIDE (off as shipped: session 48's gate lost a tile with it) charges
+    a reading that takes two boxes overlapping along the row while an untaken face-up box lies just past its end;
+    with it the reading without the straddling box and with the drawn tile wins."""
+    from tests.vision.test_layout_golden import load_tiles
+
+    entry = json.loads((Path(__file__).parent / "data" / "straddling_box.json").read_text())
+    tiles = load_tiles(entry)
+
+    def read():
+        return read_hand(tiles, players=entry["players"], seen_row=tuple(entry["seen_row"]))
+
+    assert reading.PEN_TWICE_BESIDE == 0.0
+    assert read().sequence == "1m 1m 9m 1p 9p 1s 9s 1z 2z 3z 4z 5z 6z 7z"
+    monkeypatch.setattr(reading, "PEN_TWICE_BESIDE", 2.0)
+    r = read()
+    assert r.sequence == "1m 9m 1p 9p 1s 9s 1z 2z 3z 4z 5z 6z 7z | 1z"
+    assert r.hand["win_tile"] == "1z"
