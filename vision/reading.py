@@ -743,7 +743,8 @@ def _twice_with_one_beside(tiles: Sequence[TileDetection], arr: Arrangement) -> 
 
 def _box_beside_end(tiles: Sequence[TileDetection], arr: Arrangement) -> bool:
     """Does a face-up box `arr` did not take lie within a tile's width past its last tile (its drawn tile)?"""
-    return _untaken_box_past(tiles, arr.used, max(arr.used, key=lambda i: tiles[i].frame_box[2]), 1.0)
+    used = arr.used  # (a set built on each access)
+    return _untaken_box_past(tiles, used, max(used, key=lambda i: tiles[i].frame_box[2]), 1.0)
 
 
 def _overlap_twice_beside(tiles: Sequence[TileDetection], arr: Arrangement) -> bool:

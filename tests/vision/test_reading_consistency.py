@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.vision.test_layout import U, scene_from_sequence
+from tests.vision.test_layout_golden import load_tiles
 from vision import layout, reading
 from vision.layout import Arrangement, Group, arrange
 from vision.reading import _sort_breaks, read_hand
@@ -465,8 +466,6 @@ def test_a_box_straddling_two_tiles_that_pushes_the_drawn_tile_out_costs_pen_twi
     cheap (1m 1m 9m … 7z, sure). PEN_TWICE_BESIDE (off as shipped: session 48's gate lost a tile with it) charges
     a reading that takes two boxes overlapping along the row while an untaken face-up box lies just past its end;
     with it the reading without the straddling box and with the drawn tile wins."""
-    from tests.vision.test_layout_golden import load_tiles
-
     entry = json.loads((Path(__file__).parent / "data" / "straddling_box.json").read_text())
     tiles = load_tiles(entry)
 
