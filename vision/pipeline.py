@@ -218,6 +218,7 @@ class PhotoReader:
         t1 = time.perf_counter()
         reading = self._read_either_side(rec, players)
         reading.timings["layout_ms"] = (time.perf_counter() - t1) * 1000
+        reading = self._rectified_if_surer(rec, reading, detector, closer, image, players)
         # no hand in that row: try the next rows at other angles, likeliest first (another
         # player's hand or discards nearer the camera can look likelier than the hand seen askew);
         # the photo's boxes, rows and first-pass classes are the same: not found again
@@ -231,10 +232,28 @@ class PhotoReader:
                 # (the row the photo was turned for, even when a longer row in line with it
                 # outscores it so far that the layout would not weigh it)
                 second = self._read(rec2, players, row=rec2.row)
+            second = self._rectified_if_surer(rec2, second, detector, closer, image, players, rank)
             if second.hand is not None:
                 second.notes.append("the hand was read in another row than the likeliest one")
                 second.timings["layout_ms"] = reading.timings["layout_ms"]
                 reading = second
+        return reading
+
+    def _rectified_if_surer(self, rec, reading: Reading, detector: Detector, closer: Detector | None,
+                            image: np.ndarray, players: int, row_rank: int = 0) -> Reading:
+        """An unsure reading of a row whose tiles shrink along it (a hand seen from a seat beside it:
+        `Recognition.steep`) is read again with the closer look rectified (`recognize(rectify=True)`,
+        the same survey), and that reading kept when it is surer by LOOK_MARGIN. Only then: the
+        detector was trained on the plain turned view, which reads most such rows as well."""
+        if reading.sure or not rec.steep:
+            return reading
+        again = recognize(image, detector, self.classifier, classify_all=self.classify_all, row_rank=row_rank,
+                          survey=rec.survey, closer=closer, rectify=True)
+        other = self._read_either_side(again, players)
+        if _cost(other) < _cost(reading) - LOOK_MARGIN:
+            other.notes.append("the hand's row recedes from the camera; read surer with the closer look rectified")
+            other.timings["layout_ms"] = reading.timings.get("layout_ms", 0.0)
+            return other
         return reading
 
     @classmethod

@@ -26,6 +26,7 @@ import numpy as np
 from vision.boxes import box_areas, intersections, long_sides
 from vision.classes import BACK, CLASS_INDEX, HALF_TURN_SYMMETRIC, SUITS, TILE_CLASSES, plain
 from vision.detect import STRIDE, PartRule, drop_parts
+from vision.perspective import rectified_view, row_shrink, shrink_ratio
 
 BoxT = tuple[float, float, float, float]
 
@@ -443,6 +444,7 @@ class Recognition:
     # on the first call (the reading step asks only when no reading is sure): (the box's index, its
     # lower part read as the sideways tile, its upper part read as the tile added on it)
     read_pairs: Callable[[], tuple[Pair, ...]] = tuple
+    steep: bool = False  # the hand row's tiles shrink along it: a rectified closer look may read it better
 
     def turned_around(self) -> "Recognition":
         """The same tiles read with the owner on the other side of the row: the frame turned by
@@ -498,6 +500,11 @@ SECOND_CONF = 0.35
 # det_test_x3g 220 → 236/300 (25 gained, 9 lost), det_test_x1g 200 → 205, det_test_h 102 → 104/150;
 # real-dev 4/4 at every size; reader time on det_test_x3g (2 threads, 60 photos) median 148 → 149 ms.
 SECOND_MAX_IMGSZ = 640
+# A row whose tiles shrink along it (near over far, fitted to the first pass's boxes) by more than
+# RECTIFY_ABOVE and less than RECTIFY_BELOW is looked at again rectified (`vision.perspective`): a
+# hand seen along its length from a seat beside it. 0: never. Session 49: see docs/vision.md.
+RECTIFY_ABOVE = 0.0
+RECTIFY_BELOW = 4.0
 FRAME_TILT = 12.0  # the hand row, once turned level, leans less than this
 # A box the detector scores under its floor (0.25) but at least this is added when it fills a gap
 # in the hand row (see `_gap_boxes`): the middle one of touching blank white dragons scores near
@@ -748,14 +755,56 @@ def _redetect_turned(image: np.ndarray, detector: Detector, frame: Frame,
     view = turned_view(image, frame, max_side, region)
     if view is None:
         return np.zeros((0, 4)), np.zeros(0)
+    fb, sc = _detect_view(detector, view.image, cut=region is not None)
+    return view.to_frame(fb), sc
+
+
+def _detect_view(detector: Detector, view: np.ndarray, cut: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The second detection's boxes (view pixels) and scores on `view`: scored at least SECOND_GAP_CONF
+    (or the detector's floor), and a hand's `cut` seen at an input as large as it is, up to SECOND_MAX_IMGSZ."""
     floor = _second_floor(detector)
     kw: dict[str, float] = {} if floor is None else {"conf": min(SECOND_GAP_CONF, floor)}
-    own, side = getattr(detector, "imgsz", None), max(view.image.shape[:2])
-    if region is not None and own and side > own and SECOND_MAX_IMGSZ > own:  # (the hand's cut, by a detector with an input size)
+    own, side = getattr(detector, "imgsz", None), max(view.shape[:2])
+    if cut and own and side > own and SECOND_MAX_IMGSZ > own:  # (the hand's cut, by a detector with an input size)
         kw["imgsz"] = int(min(SECOND_MAX_IMGSZ, -(-side // STRIDE) * STRIDE))
-    boxes = detector.detect(view.image, **kw)
+    boxes = detector.detect(view, **kw)
     fb = np.array([[b.x1, b.y1, b.x2, b.y2] for b in boxes], float).reshape(-1, 4)
-    return view.to_frame(fb), np.array([b.score for b in boxes], float)
+    return fb, np.array([b.score for b in boxes], float)
+
+
+def _steep(row_boxes: np.ndarray) -> bool:
+    """Do the row's tiles shrink along it by more than RECTIFY_ABOVE (near over far height)?"""
+    if not RECTIFY_ABOVE:
+        return False
+    shrink = row_shrink(row_boxes)
+    return shrink is not None and RECTIFY_ABOVE < shrink_ratio(shrink, row_boxes) < RECTIFY_BELOW
+
+
+def _row_among(boxes: np.ndarray, scores: np.ndarray, floor: float | None, chosen: np.ndarray) -> np.ndarray:
+    """The sure boxes (frame units) of the level row holding most of the `chosen` centres (the row the
+    photo was turned for): the closer look's row, before `recognize` finds it again for the layout."""
+    sure = boxes[scores >= (-np.inf if floor is None else floor)]
+    rows = find_rows(sure, max_tilt=FRAME_TILT, limit=6)
+    if not rows:
+        return np.zeros((0, 4))
+    return sure[list(max(rows, key=lambda r: _shared(sure[list(r.indices)], chosen)).indices)]
+
+
+def _redetect_rectified(image: np.ndarray, detector: Detector, frame: Frame,
+                        row_boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The second detection on the hand's neighbourhood rectified (`vision.perspective`) so the
+    row's tiles (`row_boxes`, tight, frame units) are one size: boxes in frame units, as
+    `_redetect_turned` gives them. None: no view of it."""
+    shrink = row_shrink(row_boxes)
+    if shrink is None:
+        return None
+    rot = frame.matrix
+    photo_to_frame = np.vstack([np.hstack([rot, -(rot @ np.array(frame.centre))[:, None]]), [0.0, 0.0, 1.0]])
+    view = rectified_view(image, photo_to_frame, shrink, row_boxes, hand_region, REGION_SIDE)
+    if view is None:
+        return None
+    fb, sc = _detect_view(detector, view.image, cut=True)
+    return view.to_frame(fb), sc
 
 
 def _gap_boxes(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray, faint_scores: np.ndarray,
@@ -1167,7 +1216,7 @@ def survey_photo(image: np.ndarray, detector: Detector, classifier: Classifier) 
 
 def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
               classify_all: bool = False, row_rank: int = 0, survey: Survey | None = None,
-              closer: Detector | None = None) -> Recognition:
+              closer: Detector | None = None, rectify: bool = False) -> Recognition:
     """Detect, deskew, orient and classify the tiles of one photo (RGB uint8).
 
     Two classifier passes: a first quick one on the photo's own boxes, only to tell face-down
@@ -1180,6 +1229,9 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     passing the first call's `Recognition.survey` so the photo is not detected and surveyed again.
     `closer`: the detector of the second, closer look around the hand (`turned_view`), when a model
     was trained for that view alone; by default `detector` looks again.
+    `rectify`: when the row's tiles shrink along it (`Recognition.steep`), the closer look sees the
+    hand rectified (`vision.perspective`) instead; the reader asks for it when the first
+    recognition of such a row reads unsurely.
     """
     h, w = image.shape[:2]
     centre = (w / 2.0, h / 2.0)
@@ -1206,12 +1258,26 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     redetected = False
     second_faint = None  # (frame boxes, scores) the second detection scored under its floor
     second_added: set[int] = set()  # boxes taken from second_faint (kept only when read face down)
-    if residual > REDETECT_ABOVE or _small_for(detector, photo_row_boxes, image.shape):
-        t = time.perf_counter()
-        again = detector if closer is None else closer
-        turned = getattr(again, "detect_turned", None)  # a test oracle's seam, see Detector
+    chosen = frame.to_frame((photo_row_boxes[:, :2] + photo_row_boxes[:, 2:]) / 2)
+    again = detector if closer is None else closer
+    turned = getattr(again, "detect_turned", None)  # a test oracle's seam, see Detector
+    t = time.perf_counter()
+    closer_look = residual > REDETECT_ABOVE or _small_for(detector, photo_row_boxes, image.shape)
+    if closer_look:
         fb, sc = turned(image, frame) if turned else _redetect_turned(image, again, frame,
                                                                       region=hand_region(frame_boxes[list(row.indices)]))
+    # does the row's tiles shrink along it (RECTIFY_ABOVE)? By its tightest boxes: the closer look's,
+    # or a level row's first-pass boxes
+    steep_row = None
+    if RECTIFY_ABOVE and not turned:
+        steep_row = _row_among(fb, sc, _second_floor(again), chosen) if closer_look else frame_boxes[list(row.indices)]
+    steep = steep_row is not None and _steep(steep_row)
+    if rectify and steep:
+        rectified = _redetect_rectified(image, again, frame, steep_row)
+        if rectified is not None:
+            fb, sc = rectified
+            closer_look = True
+    if closer_look:
         timings["redetect_ms"] = (time.perf_counter() - t) * 1000
         floor = _second_floor(again)
         sure = sc >= (-np.inf if floor is None else floor)
@@ -1230,8 +1296,8 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
         """The row the photo was turned for, found again among the frame boxes (redetected boxes
         fit it better), not another one lying nearly level too (a hand nearer the camera)."""
         frame_rows = find_rows(frame_boxes, max_tilt=FRAME_TILT, limit=6, weights=_face_weights(p_back))
-        chosen = frame.to_frame((photo_row_boxes[:, :2] + photo_row_boxes[:, 2:]) / 2)
-        frame_rows.sort(key=lambda r: -_shared(frame_boxes[list(r.indices)], chosen))
+        here = frame.to_frame((photo_row_boxes[:, :2] + photo_row_boxes[:, 2:]) / 2)  # (the frame may have turned since)
+        frame_rows.sort(key=lambda r: -_shared(frame_boxes[list(r.indices)], here))
         return (frame_rows[0].indices if frame_rows else tuple(range(len(frame_boxes)))), frame_rows
 
     row_idx, frame_rows = frame_row()
@@ -1387,4 +1453,4 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     read_pairs = functools.cache(functools.partial(_split_pairs, classifier, image, frame, frame_boxes, found, scores)) \
         if found else tuple
     return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others), survey, other_side,
-                       read_pairs)
+                       read_pairs, steep)
