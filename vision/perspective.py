@@ -64,6 +64,23 @@ def shrink_ratio(shrink: Shrink, row_boxes: np.ndarray) -> float:
     return float(ends.max() / ends.min())
 
 
+def photo_under(image: np.ndarray, corners: np.ndarray, scale: float
+                ) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
+    """The photo's pixels under a view whose corners lie at `corners` (photo pixels, N×2), 2 px to
+    spare, resized by `scale` when under 1 (INTER_AREA: a 12-MP photo costs what the part does, and
+    is not aliased), with the part's (x0, y0, x1, y1) in the photo. None: nothing of it in the photo."""
+    h, w = image.shape[:2]
+    px0, py0 = (max(0, int(math.floor(v)) - 2) for v in corners.min(axis=0))
+    px1, py1 = min(w, int(math.ceil(corners[:, 0].max())) + 2), min(h, int(math.ceil(corners[:, 1].max())) + 2)
+    if px1 <= px0 or py1 <= py0:
+        return None
+    part = image[py0:py1, px0:px1]
+    if scale < 1:
+        part = cv2.resize(part, (max(1, round((px1 - px0) * scale)), max(1, round((py1 - py0) * scale))),
+                          interpolation=cv2.INTER_AREA)
+    return part, (px0, py0, px1, py1)
+
+
 def _homography(shrink: Shrink, x_ref: float, y0: float) -> np.ndarray:
     """3×3: frame point → rectified point (see the module's docstring), the identity at x_ref."""
     h_ref = float(shrink.size(x_ref))
@@ -129,18 +146,12 @@ def rectified_view(image: np.ndarray, photo_to_frame: np.ndarray, shrink: Shrink
     to_view = np.array([[scale, 0, -rx1 * scale], [0, scale, -ry1 * scale], [0, 0, 1.0]]) @ m
     photo_to_view = to_view @ photo_to_frame
     # only the photo's pixels under the view are taken, shrunk first by the view's nominal scale
-    # (INTER_AREA: a 12-MP photo's near tiles are not aliased)
     view_corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], float)
     src = _apply(np.linalg.inv(photo_to_view), view_corners)  # (convex: the view is clear of the vanishing line)
-    ih, iw = image.shape[:2]
-    px0, py0 = (max(0, int(math.floor(v)) - 2) for v in src.min(axis=0))
-    px1, py1 = min(iw, int(math.ceil(src[:, 0].max())) + 2), min(ih, int(math.ceil(src[:, 1].max())) + 2)
-    if px1 <= px0 or py1 <= py0:
+    cut = photo_under(image, src, scale)
+    if cut is None:
         return None
-    part = image[py0:py1, px0:px1]
-    if scale < 1:
-        part = cv2.resize(part, (max(1, round((px1 - px0) * scale)), max(1, round((py1 - py0) * scale))),
-                          interpolation=cv2.INTER_AREA)
+    part, (px0, py0, px1, py1) = cut
     part_to_photo = np.array([[(px1 - px0) / part.shape[1], 0, px0], [0, (py1 - py0) / part.shape[0], py0], [0, 0, 1.0]])
     warped = cv2.warpPerspective(part, photo_to_view @ part_to_photo, (w, h), flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_CONSTANT)

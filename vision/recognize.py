@@ -26,7 +26,7 @@ import numpy as np
 from vision.boxes import box_areas, intersections, long_sides
 from vision.classes import BACK, CLASS_INDEX, HALF_TURN_SYMMETRIC, SUITS, TILE_CLASSES, plain
 from vision.detect import STRIDE, PartRule, drop_parts
-from vision.perspective import rectified_view, row_shrink, shrink_ratio
+from vision.perspective import photo_under, rectified_view, row_shrink, shrink_ratio
 
 BoxT = tuple[float, float, float, float]
 
@@ -725,14 +725,10 @@ def turned_view(image: np.ndarray, frame: Frame, max_side: int = 1600,
     # only the photo's pixels under that part are resized (a 12-MP photo costs what the hand does)
     corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
     src = (corners - offset) @ rot / scale  # canvas → photo (R is a rotation: R⁻¹ = Rᵀ)
-    px0, py0 = (max(0, int(math.floor(v)) - 2) for v in src.min(axis=0))
-    px1, py1 = min(w, int(math.ceil(src[:, 0].max())) + 2), min(h, int(math.ceil(src[:, 1].max())) + 2)
-    if px1 <= px0 or py1 <= py0:
+    cut = photo_under(image, src, scale)
+    if cut is None:
         return None
-    part = image[py0:py1, px0:px1]
-    if scale < 1:
-        part = cv2.resize(part, (max(1, round((px1 - px0) * scale)), max(1, round((py1 - py0) * scale))),
-                          interpolation=cv2.INTER_AREA)
+    part, (px0, py0, _, _) = cut
     shift = offset + scale * (rot @ np.array([px0, py0], float))
     m = np.hstack([rot, (shift - [x0, y0])[:, None]])  # warp only that part: nothing is cut away after
     turned = cv2.warpAffine(part, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
