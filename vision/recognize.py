@@ -500,10 +500,14 @@ SECOND_CONF = 0.35
 # det_test_x3g 220 → 236/300 (25 gained, 9 lost), det_test_x1g 200 → 205, det_test_h 102 → 104/150;
 # real-dev 4/4 at every size; reader time on det_test_x3g (2 threads, 60 photos) median 148 → 149 ms.
 SECOND_MAX_IMGSZ = 640
-# A row whose tiles shrink along it (near over far, fitted to the first pass's boxes) by more than
-# RECTIFY_ABOVE and less than RECTIFY_BELOW is looked at again rectified (`vision.perspective`): a
-# hand seen along its length from a seat beside it. 0: never. Session 49: see docs/vision.md.
-RECTIFY_ABOVE = 0.0
+# A row whose tiles shrink along it (near over far height, fitted to its tightest boxes: the closer
+# look's, or a level row's first-pass boxes) by more than RECTIFY_ABOVE and less than RECTIFY_BELOW is
+# steep (`Recognition.steep`): a hand seen along its length from a seat beside it. The reader reads
+# an unsure steep row again with the closer look rectified (`vision.perspective`). 0: never.
+# Session 49, shipped models, one sweep of the five tune sets (tune9 / plaid / tune9_x3 / tune10_x3 /
+# close): 0 → 319 / 170 / 172 / 258 / 155 = 1 074; 1.3 → 1 078 (plaid −1); 1.5 → 1 078; 1.8 → 321 /
+# 170 / 172 / 260 / 156 = 1 079 (6 gained, 1 lost; docs/vision.md, session 49).
+RECTIFY_ABOVE = 1.8
 RECTIFY_BELOW = 4.0
 FRAME_TILT = 12.0  # the hand row, once turned level, leans less than this
 # A box the detector scores under its floor (0.25) but at least this is added when it fills a gap
