@@ -90,6 +90,11 @@ def _homography(shrink: Shrink, x_ref: float, y0: float) -> np.ndarray:
                      [b, 0.0, a]])
 
 
+def _corners(boxes: np.ndarray) -> np.ndarray:
+    """The four corners of each xyxy box, (4N)×2."""
+    return boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2)
+
+
 def _apply(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
     pts = np.asarray(pts, float).reshape(-1, 2)
     q = np.hstack([pts, np.ones((len(pts), 1))]) @ m.T
@@ -109,8 +114,7 @@ class RectifiedView:
         boxes = np.asarray(boxes, float).reshape(-1, 4)
         if not len(boxes):
             return np.zeros((0, 4))
-        corners = boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2)
-        back = _apply(np.linalg.inv(self.to_view), corners).reshape(-1, 4, 2)
+        back = _apply(np.linalg.inv(self.to_view), _corners(boxes)).reshape(-1, 4, 2)
         return np.hstack([back.min(axis=1), back.max(axis=1)])
 
 
@@ -118,7 +122,7 @@ def rectified_view(image: np.ndarray, photo_to_frame: np.ndarray, shrink: Shrink
                    region_of: Callable[[np.ndarray], Sequence[float] | None], side: int,
                    floor: float = 0.3, ceiling: float = 3.0) -> RectifiedView | None:
     """The row's neighbourhood rectified so its tiles are one size, at most `side` px across.
-    `photo_to_frame`: the 3×3 of the frame's rotation; `region_of`: the neighbourhood (a box) of
+    `photo_to_frame`: the 3×3 of the frame's rotation (`Frame.affine`); `region_of`: the neighbourhood (a box) of
     row boxes, applied to the row's rectified boxes (`vision.recognize.hand_region`). The view
     stops where tiles would be under `floor` × the row's middle height in the photo (towards the
     vanishing line the map blows up) or over `ceiling` × (the near half-plane maps into a finite
@@ -130,8 +134,7 @@ def rectified_view(image: np.ndarray, photo_to_frame: np.ndarray, shrink: Shrink
     if h_ref <= 0:
         return None
     m = _homography(shrink, x_ref, y0)
-    corners = boxes[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 2)
-    rect = _apply(m, corners).reshape(-1, 4, 2)
+    rect = _apply(m, _corners(boxes)).reshape(-1, 4, 2)
     region = region_of(np.hstack([rect.min(axis=1), rect.max(axis=1)]))
     if region is None:
         return None

@@ -242,13 +242,13 @@ class PhotoReader:
     def _rectified_if_surer(self, rec, reading: Reading, detector: Detector, closer: Detector | None,
                             image: np.ndarray, players: int, row_rank: int = 0) -> Reading:
         """An unsure reading of a row whose tiles shrink along it (a hand seen from a seat beside it:
-        `Recognition.steep`) is read again with the closer look rectified (`recognize(rectify=True)`,
+        `Recognition.steep`) is read again with the closer look rectified (`recognize(rectify=...)`,
         the same survey), and that reading kept when it is surer by LOOK_MARGIN. Only then: the
         detector was trained on the plain turned view, which reads most such rows as well."""
         if reading.sure or not rec.steep:
             return reading
         again = recognize(image, detector, self.classifier, classify_all=self.classify_all, row_rank=row_rank,
-                          survey=rec.survey, closer=closer, rectify=True)
+                          survey=rec.survey, closer=closer, rectify=rec.steep_row)
         other = self._read_either_side(again, players)
         if _cost(other) < _cost(reading) - LOOK_MARGIN:
             other.notes.append("the hand's row recedes from the camera; read surer with the closer look rectified")

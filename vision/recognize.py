@@ -333,6 +333,12 @@ class Frame:
         a = math.radians(self.angle)
         return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
 
+    @property
+    def affine(self) -> np.ndarray:
+        """3×3 (homogeneous): photo point → frame point, for composing with a homography."""
+        rot = self.matrix
+        return np.vstack([np.hstack([rot, -(rot @ np.array(self.centre))[:, None]]), [0.0, 0.0, 1.0]])
+
     def to_frame(self, pts: np.ndarray) -> np.ndarray:
         return (np.asarray(pts, float) - self.centre) @ self.matrix.T
 
@@ -444,7 +450,13 @@ class Recognition:
     # on the first call (the reading step asks only when no reading is sure): (the box's index, its
     # lower part read as the sideways tile, its upper part read as the tile added on it)
     read_pairs: Callable[[], tuple[Pair, ...]] = tuple
-    steep: bool = False  # the hand row's tiles shrink along it: a rectified closer look may read it better
+    # the hand row's tight boxes (frame units, before levelling) when its tiles shrink along it (RECTIFY_ABOVE):
+    # a rectified closer look (`recognize(rectify=...)`) may read it better
+    steep_row: np.ndarray | None = None
+
+    @property
+    def steep(self) -> bool:
+        return self.steep_row is not None
 
     def turned_around(self) -> "Recognition":
         """The same tiles read with the owner on the other side of the row: the frame turned by
@@ -798,9 +810,7 @@ def _redetect_rectified(image: np.ndarray, detector: Detector, frame: Frame,
     shrink = row_shrink(row_boxes)
     if shrink is None:
         return None
-    rot = frame.matrix
-    photo_to_frame = np.vstack([np.hstack([rot, -(rot @ np.array(frame.centre))[:, None]]), [0.0, 0.0, 1.0]])
-    view = rectified_view(image, photo_to_frame, shrink, row_boxes, hand_region, REGION_SIDE)
+    view = rectified_view(image, frame.affine, shrink, row_boxes, hand_region, REGION_SIDE)
     if view is None:
         return None
     fb, sc = _detect_view(detector, view.image, cut=True)
@@ -1216,7 +1226,7 @@ def survey_photo(image: np.ndarray, detector: Detector, classifier: Classifier) 
 
 def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
               classify_all: bool = False, row_rank: int = 0, survey: Survey | None = None,
-              closer: Detector | None = None, rectify: bool = False) -> Recognition:
+              closer: Detector | None = None, rectify: np.ndarray | None = None) -> Recognition:
     """Detect, deskew, orient and classify the tiles of one photo (RGB uint8).
 
     Two classifier passes: a first quick one on the photo's own boxes, only to tell face-down
@@ -1229,9 +1239,9 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     passing the first call's `Recognition.survey` so the photo is not detected and surveyed again.
     `closer`: the detector of the second, closer look around the hand (`turned_view`), when a model
     was trained for that view alone; by default `detector` looks again.
-    `rectify`: when the row's tiles shrink along it (`Recognition.steep`), the closer look sees the
-    hand rectified (`vision.perspective`) instead; the reader asks for it when the first
-    recognition of such a row reads unsurely.
+    `rectify`: a first recognition's `Recognition.steep_row` (the same `survey` and `row_rank`): the
+    closer look sees the hand rectified around that row (`vision.perspective`) instead of turned; the
+    reader asks for it when the first recognition of such a row reads unsurely.
     """
     h, w = image.shape[:2]
     centre = (w / 2.0, h / 2.0)
@@ -1263,20 +1273,22 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     turned = getattr(again, "detect_turned", None)  # a test oracle's seam, see Detector
     t = time.perf_counter()
     closer_look = residual > REDETECT_ABOVE or _small_for(detector, photo_row_boxes, image.shape)
-    if closer_look:
-        fb, sc = turned(image, frame) if turned else _redetect_turned(image, again, frame,
-                                                                      region=hand_region(frame_boxes[list(row.indices)]))
-    # does the row's tiles shrink along it (RECTIFY_ABOVE)? By its tightest boxes: the closer look's,
-    # or a level row's first-pass boxes
-    steep_row = None
-    if RECTIFY_ABOVE and not turned:
-        steep_row = _row_among(fb, sc, _second_floor(again), chosen) if closer_look else frame_boxes[list(row.indices)]
-    steep = steep_row is not None and _steep(steep_row)
-    if rectify and steep:
-        rectified = _redetect_rectified(image, again, frame, steep_row)
-        if rectified is not None:
-            fb, sc = rectified
-            closer_look = True
+    # a steep row seen before (`rectify`: the same survey and row, so the same frame) is looked at rectified
+    # alone: its plain closer look was the first recognition's
+    rectified = None if rectify is None or turned else _redetect_rectified(image, again, frame, rectify)
+    steep_row = rectify
+    if rectified is not None:
+        fb, sc = rectified
+        closer_look = True
+    else:
+        if closer_look:
+            fb, sc = turned(image, frame) if turned else _redetect_turned(
+                image, again, frame, region=hand_region(frame_boxes[list(row.indices)]))
+        # do the row's tiles shrink along it (RECTIFY_ABOVE)? By its tightest boxes: the closer look's,
+        # or a level row's first-pass boxes
+        if steep_row is None and RECTIFY_ABOVE and not turned:
+            steep_row = _row_among(fb, sc, _second_floor(again), chosen) if closer_look else frame_boxes[list(row.indices)]
+            steep_row = steep_row if _steep(steep_row) else None
     if closer_look:
         timings["redetect_ms"] = (time.perf_counter() - t) * 1000
         floor = _second_floor(again)
@@ -1453,4 +1465,4 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     read_pairs = functools.cache(functools.partial(_split_pairs, classifier, image, frame, frame_boxes, found, scores)) \
         if found else tuple
     return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others), survey, other_side,
-                       read_pairs, steep)
+                       read_pairs, steep_row)

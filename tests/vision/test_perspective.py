@@ -62,11 +62,6 @@ class BlobDetector:
         return [SimpleNamespace(x1=b[0], y1=b[1], x2=b[2], y2=b[3], score=0.9) for b in _blobs(image)]
 
 
-def _to_frame(frame: Frame) -> np.ndarray:
-    rot = frame.matrix
-    return np.vstack([np.hstack([rot, -(rot @ np.array(frame.centre))[:, None]]), [0.0, 0.0, 1.0]])
-
-
 def test_the_row_s_shrink_is_fitted_from_tile_heights_and_one_odd_box_does_not_tilt_it():
     _, boxes = _photo()
     shrink = row_shrink(boxes)
@@ -90,7 +85,7 @@ def test_the_rectified_view_shows_every_tile_at_one_size_and_maps_boxes_back_ont
     row = frame.boxes_to_frame(photo_boxes)
     heights = row[:, 3] - row[:, 1]
     assert heights.max() / heights.min() > 2.0  # the photo's far tile is less than half the near one
-    view = rectified_view(image, _to_frame(frame), row_shrink(row), row, hand_region, 1024)
+    view = rectified_view(image, frame.affine, row_shrink(row), row, hand_region, 1024)
     assert view is not None and max(view.image.shape[:2]) <= 1024
     seen = _blobs(view.image)
     assert len(seen) == len(TILES)
@@ -108,7 +103,7 @@ def test_a_turned_frame_is_rectified_the_same():
     turned = cv2.warpAffine(image, rot, (image.shape[1], image.shape[0]), borderValue=(40, 40, 40))
     frame = Frame(30.0, centre)  # (photo → frame turns it back)
     row = Frame(0.0, centre).boxes_to_frame(photo_boxes)
-    view = rectified_view(turned, _to_frame(frame), row_shrink(row), row, hand_region, 1024)
+    view = rectified_view(turned, frame.affine, row_shrink(row), row, hand_region, 1024)
     seen = _blobs(view.image)
     assert len(seen) == len(TILES)
     assert ious(view.to_frame(seen), row).max(axis=1).min() > 0.7
@@ -119,7 +114,7 @@ def test_no_view_when_the_row_lies_outside_the_photo():
     frame = Frame(0.0, (1000.0, 600.0))
     row = frame.boxes_to_frame(photo_boxes)
     away = row + [0, 5000, 0, 5000]  # (the same shrink: it depends on x alone)
-    assert rectified_view(image, _to_frame(frame), row_shrink(row), away, hand_region, 1024) is None
+    assert rectified_view(image, frame.affine, row_shrink(row), away, hand_region, 1024) is None
 
 
 def test_the_closer_look_rectified_finds_every_tile_and_only_a_shrinking_row_is_steep(monkeypatch):
