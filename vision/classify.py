@@ -119,7 +119,7 @@ def shift_box(box: Sequence[float], offset: Sequence[float]) -> tuple[float, flo
 # time turned 180°, and the two reads are combined. The model's outputs name each face upright and turned, so
 # "L upright in the crop" and "L turned in the turned crop" are one fact read twice from the same pixels: an
 # ensemble over an exact symmetry of the task (box-shift TTA reads other pixels). The shipped classifier does it
-# for tiles cut upright whose plain top-1 is under 0.9 only (models/tile_classifier.md, session 30): applied to
+# for tiles cut upright whose plain top-1 is under 0.9 only (models/history/tile_classifier.md, session 30): applied to
 # every crop it moved the reader's rules that compare two reads of one tile (sideways or upright, stacked).
 HALF_TURN_MODES = ("mean", "geo", "face")
 HALF_TURN_SCOPES = ("all", "upright")   # every crop, or only crops of tiles cut upright (not sideways)
