@@ -36,16 +36,26 @@ from tsumo_synth.turn import row_angle, turn_level  # noqa: E402
 
 def match(gt: np.ndarray, pred: np.ndarray, thr: float) -> tuple[np.ndarray, np.ndarray]:
     """Greedy one-to-one matching by IoU. Returns (gt_found bool[N], pred_used bool[M])."""
-    found = np.zeros(len(gt), bool)
+    paired = match_pairs(gt, pred, thr)
+    found = np.array([p is not None for p in paired], bool)
     used = np.zeros(len(pred), bool)
+    used[[p for p in paired if p is not None]] = True
+    return found, used
+
+
+def match_pairs(gt: np.ndarray, pred: np.ndarray, thr: float) -> list[int | None]:
+    """`match`'s pairing: for each true box, the index of its detection (None: not found)."""
+    paired: list[int | None] = [None] * len(gt)
+    used: set[int] = set()
     m = ious(gt, pred)
     if m.size:
         pairs = np.argwhere(m >= thr)
         order = np.argsort(-m[pairs[:, 0], pairs[:, 1]])
         for gi, pi in pairs[order]:
-            if not found[gi] and not used[pi]:
-                found[gi] = used[pi] = True
-    return found, used
+            if paired[gi] is None and int(pi) not in used:
+                paired[gi] = int(pi)
+                used.add(int(pi))
+    return paired
 
 
 @dataclass

@@ -24,8 +24,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = REPO / "cache"
-if str(REPO / "datasets") not in sys.path:
-    sys.path.insert(0, str(REPO / "datasets"))
+for _p in (REPO / "datasets", REPO):  # the synth package and `vision` (classes), as from the repo root
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
 
 from checkpoint_soup import average_checkpoints  # noqa: E402
 from onnx_checkpoint import freeze_batchnorm  # noqa: E402  (the --freeze-bn callback, shared with train_classifier)
@@ -84,13 +85,39 @@ def prepare_real(real_dir: Path, out: Path, split: str = "valid") -> Path:
     return dst_img
 
 
-def model_yaml(scale: tuple[float, float, int], out: Path) -> Path:
+def face_labels(synth: Path, out: Path, *, min_side: float = 3.0) -> Path:
+    """A view of the rendered set `synth` for a one-stage detector (`--faces`): its images linked, every
+    tile's box labelled with its face's class (`vision.classes.TILE_CLASSES`: 34 + red fives + face-down)
+    instead of class 0, from the set's labels (`labels.jsonl`; the same boxes and `min_side` as
+    `tsumo_synth.photos.yolo_lines`). Returns the view's folder (its `images/train`, `images/val`)."""
+    from vision.classes import CLASS_INDEX
+
+    for line in (synth / "labels.jsonl").read_text().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        img = Path(row["image"])  # images/<split>/<name>.jpg
+        split = img.parent.name
+        (out / "images" / split).mkdir(parents=True, exist_ok=True)
+        (out / "labels" / split).mkdir(parents=True, exist_ok=True)
+        link = out / "images" / split / img.name
+        if not link.exists():
+            link.symlink_to((synth / img).resolve())
+        w, h = row["width"], row["height"]
+        lines = [f"{CLASS_INDEX[t['cls']]} {(x1 + x2) / 2 / w:.6f} {(y1 + y2) / 2 / h:.6f} {(x2 - x1) / w:.6f} "
+                 f"{(y2 - y1) / h:.6f}" for t in row["tiles"] for x1, y1, x2, y2 in [t["box"]]
+                 if x2 - x1 >= min_side and y2 - y1 >= min_side]
+        (out / "labels" / split / (img.stem + ".txt")).write_text("\n".join(lines) + ("\n" if lines else ""))
+    return out
+
+
+def model_yaml(scale: tuple[float, float, int], out: Path, nc: int = 1) -> Path:
     import yaml
     import ultralytics
 
     base = Path(ultralytics.__file__).parent / "cfg" / "models" / "v8" / "yolov8.yaml"
     cfg = yaml.safe_load(base.read_text())
-    cfg["nc"] = 1
+    cfg["nc"] = nc
     cfg["scales"] = {"n": list(scale)}
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(yaml.safe_dump(cfg, sort_keys=False))
@@ -112,7 +139,8 @@ def add_metadata(onnx_path: Path, meta: dict) -> None:
     onnx.save(model, str(onnx_path))
 
 
-def export(weights: Path, out: Path, *, imgsz: int, conf: float, iou: float, recipe: dict) -> None:
+def export(weights: Path, out: Path, *, imgsz: int, conf: float, iou: float, recipe: dict,
+           classes: list[str] | None = None) -> None:
     """Weights -> dynamic-shape ONNX at `out`, with what `vision.detect` reads back in its metadata."""
     from ultralytics import YOLO
 
@@ -121,14 +149,15 @@ def export(weights: Path, out: Path, *, imgsz: int, conf: float, iou: float, rec
     if exported.resolve() != out.resolve():  # ultralytics writes next to the weights
         shutil.copy(exported, out)
     add_metadata(out, {
-        "tsumo_model": "tile_detector", "tsumo_imgsz": imgsz, "tsumo_conf": conf, "tsumo_iou": iou,
-        "tsumo_classes": json.dumps(["tile"]), "tsumo_recipe": json.dumps(recipe),
+        "tsumo_model": "tile_detector" if classes is None else "tile_detector_faces", "tsumo_imgsz": imgsz,
+        "tsumo_conf": conf, "tsumo_iou": iou, "tsumo_classes": json.dumps(classes or ["tile"]),
+        "tsumo_recipe": json.dumps(recipe),
     })
     print(json.dumps({"onnx": str(out), "bytes": out.stat().st_size, **recipe}))
 
 
-def init_mismatch(model, init: Path) -> tuple[int, int]:
-    """(tensors of `model` the checkpoint `init` has no same-shaped tensor for, all tensors).
+def init_mismatch(model, init: Path) -> tuple[list[str], int]:
+    """(names of the tensors of `model` the checkpoint `init` has no same-shaped tensor for, count of all).
     Why: ultralytics transfers only the tensors whose shapes match and carries on, so an --init
     of another width (the shipped detector is 0.125 wide, DEFAULT_SCALE 0.1875) silently trains
     mostly from scratch (session 19: 95 of 355 tensors, validation mAP50 0.015 after an epoch)."""
@@ -138,8 +167,15 @@ def init_mismatch(model, init: Path) -> tuple[int, int]:
     src = (ckpt.get("ema") or ckpt.get("model")) if isinstance(ckpt, dict) else ckpt
     theirs = src.float().state_dict() if hasattr(src, "state_dict") else dict(src)
     ours = model.model.state_dict()
-    missing = sum(1 for k, v in ours.items() if k not in theirs or tuple(theirs[k].shape) != tuple(v.shape))
+    missing = [k for k, v in ours.items() if k not in theirs or tuple(theirs[k].shape) != tuple(v.shape)]
     return missing, len(ours)
+
+
+def is_class_head(name: str) -> bool:
+    """A tensor of the Detect head's last class convolution (`model.22.cv3.<level>.2.*`): the only ones a
+    one-stage (`--faces`) model started from the one-class detector does not share with it."""
+    parts = name.split(".")
+    return len(parts) >= 5 and parts[2] == "cv3" and parts[4] == "2"
 
 
 def epoch_checkpoints(weights_dir: Path) -> list[Path]:
@@ -180,6 +216,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="keep every BatchNorm in eval mode while training (statistics fixed, affine weights "
                          "trained): for an --init rebuilt from an ONNX export by onnx_checkpoint.py, whose "
                          "train-mode batch statistics are not the shipped function")
+    ap.add_argument("--faces", action="store_true",
+                    help="one-stage: a detector of the 38 tile classes (boxes labelled with their face; needs "
+                         "--real none), to measure against the two-stage design (models/tile_detector.md)")
     ap.add_argument("--name", type=str, default="detector")
     ap.add_argument("--conf", type=float, default=CONF_DEFAULT, help="score threshold stored in the ONNX")
     ap.add_argument("--iou", type=float, default=IOU_DEFAULT, help="NMS IoU threshold stored in the ONNX")
@@ -214,12 +253,19 @@ def main(argv: list[str] | None = None) -> int:
         found = [f for f in (w.parent / "recipe.json", CACHE / "train" / w.parents[1].name / "recipe.json") if f.exists()]
         recipe = json.loads(found[0].read_text()) if found else {}
         recipe["weights"] = str(args.export_only)
+        from vision.classes import TILE_CLASSES
+
         export(args.export_only, args.out, imgsz=args.serve_imgsz or args.imgsz, conf=args.conf, iou=args.iou,
-               recipe=recipe)
+               recipe=recipe, classes=list(TILE_CLASSES) if recipe.get("faces") else None)
         return 0
 
     if not args.synth:
         raise SystemExit("give at least one --synth dataset (or --export-only WEIGHTS)")
+    if args.faces and str(args.real).lower() != "none":
+        raise SystemExit("--faces needs --real none (the real photos' classes are not all riichi faces)")
+    from vision.classes import TILE_CLASSES
+
+    names = list(TILE_CLASSES) if args.faces else ["tile"]
     work = CACHE / "train" / args.name
     work.mkdir(parents=True, exist_ok=True)
     train_dirs = []
@@ -227,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     for s in args.synth:
         if not (s / "images" / "train").is_dir():
             raise SystemExit(f"{s}: not a tsumo_synth.photos dataset (run python -m tsumo_synth.photos first)")
+        if args.faces:
+            s = face_labels(s, work / "faces" / s.resolve().name)
         train_dirs.append(str((s / "images" / "train").resolve()))
         if (s / "images" / "val").is_dir() and any((s / "images" / "val").iterdir()) and \
                 str((s / "images" / "val").resolve()) not in val_dirs:
@@ -238,15 +286,17 @@ def main(argv: list[str] | None = None) -> int:
     import yaml
 
     data.write_text(yaml.safe_dump({"path": str(work), "train": train_dirs, "val": val_dirs or train_dirs[:1],
-                                    "names": {0: "tile"}}, sort_keys=False))
+                                    "names": dict(enumerate(names))}, sort_keys=False))
     scale = tuple(float(x) for x in args.scale.split(","))
     scale = (scale[0], scale[1], int(scale[2]))
-    cfg = model_yaml(scale, work / "tile_detector.yaml")
+    cfg = model_yaml(scale, work / "tile_detector.yaml", nc=len(names))
     model = YOLO(str(cfg))
     if args.init:
         missing, total = init_mismatch(model, args.init)
+        if args.faces:  # the one-class detector's weights: all but the new class head must fit
+            missing = [k for k in missing if not is_class_head(k)]
         if missing:
-            raise SystemExit(f"--init {args.init}: {missing} of {total} tensors do not fit a model of --scale "
+            raise SystemExit(f"--init {args.init}: {len(missing)} of {total} tensors do not fit a model of --scale "
                              f"{args.scale} (give the --scale the checkpoint was trained at; the shipped "
                              f"detector's is in models/tile_detector.onnx's tsumo_recipe)")
     if args.freeze_bn:
@@ -269,7 +319,8 @@ def main(argv: list[str] | None = None) -> int:
               "freeze_bn": args.freeze_bn, "flipud": args.flipud,
               "imgsz": args.imgsz, "scale": list(scale), "epochs": args.epochs, "hours": args.hours, "batch": args.batch,
               "init": str(args.init) if args.init else None, "mosaic": args.mosaic, "close_mosaic": args.close_mosaic,
-              "lr0": args.lr0, "optimizer": args.optimizer if args.lr0 is not None else "auto", "name": args.name}
+              "lr0": args.lr0, "optimizer": args.optimizer if args.lr0 is not None else "auto", "name": args.name,
+              "faces": args.faces}
     (work / "recipe.json").write_text(json.dumps(recipe))
     model.train(**train_kw)
     minutes = (time.time() - t0) / 60
@@ -280,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     for f in epoch_checkpoints(CACHE / "runs" / args.name / "weights"):
         shutil.copy(f, work / f"e{int(f.stem[5:]) + 1}.pt")
     (work / "recipe.json").write_text(json.dumps(recipe))
-    export(best, args.out, imgsz=args.serve_imgsz or args.imgsz, conf=args.conf, iou=args.iou, recipe=recipe)
+    export(best, args.out, imgsz=args.serve_imgsz or args.imgsz, conf=args.conf, iou=args.iou, recipe=recipe,
+           classes=names if args.faces else None)
     shutil.copy(best, work / "best.pt")
     return 0
 

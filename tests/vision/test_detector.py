@@ -428,3 +428,26 @@ def test_eval_synth_tallies_hand_recall_by_bucket(tmp_path):
     summary = eval_synth(Found(), tmp_path, thr=0.5, min_side=0, limit=None).summary()
     assert summary["hand_recall"] == pytest.approx(2 / 3, abs=1e-4)
     assert summary["hand_recall_by_bucket"] == {"<24px": [0, 1, 0.0], ">=48px": [2, 2, 1.0], "visible>=0.7": [2, 2, 1.0]}
+
+
+def test_face_labels_give_each_box_its_face_class(tmp_path):
+    """train_detector --faces: a rendered set seen by a one-stage detector keeps every box of the set's own
+    YOLO labels (same lines, same order) with the tile's class index (`TILE_CLASSES`) instead of 0, and
+    links the images rather than copying them."""
+    import json
+
+    from train_detector import face_labels
+    from tsumo_synth.photos import write_dataset
+    from vision.classes import CLASS_INDEX
+
+    synth = write_dataset(tmp_path / "set", 2, 4242, val_frac=0.5, quiet=True)
+    view = face_labels(synth, tmp_path / "view")
+    for line in (synth / "labels.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        img = Path(row["image"])
+        own = (synth / "labels" / img.parent.name / f"{img.stem}.txt").read_text().split("\n")
+        faces = (view / "labels" / img.parent.name / f"{img.stem}.txt").read_text().split("\n")
+        assert [s.split(" ", 1)[1] for s in faces if s] == [s.split(" ", 1)[1] for s in own if s]
+        kept = [t["cls"] for t in row["tiles"] if min(t["box"][2] - t["box"][0], t["box"][3] - t["box"][1]) >= 3]
+        assert [int(s.split()[0]) for s in faces if s] == [CLASS_INDEX[c] for c in kept]
+        assert (view / img).is_symlink() and (view / img).resolve() == (synth / img).resolve()
