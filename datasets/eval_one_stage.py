@@ -117,6 +117,10 @@ def eval_set(set_dir: Path, one: FaceDetector, two: TileDetector, clf: TileClass
             "two_stage": {**tally(truth, two_boxed, two_read), "detect_ms_median": round(statistics.median(ms_two), 1)}}
 
 
+def _pct(share: float | None) -> str:
+    return "-" if share is None else f"{share:.2%}"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("sets", type=Path, nargs="+", help="tsumo_synth.photos sets (labels.jsonl)")
@@ -141,9 +145,9 @@ def main(argv: list[str] | None = None) -> int:
             results.append(r)
             for design in ("two_stage", "one_stage"):
                 d = r[design]
-                print(f"{s.name} @{size} {design}: boxed {d['boxed']}/{d['hand_tiles']} ({d['boxed_share']:.2%}), "
-                      f"read right {d['read_right_of_boxed']:.2%} of boxed, found and read right "
-                      f"{d['found_and_read_right']:.2%}; detect {d['detect_ms_median']} ms", file=sys.stderr)
+                print(f"{s.name} @{size} {design}: boxed {d['boxed']}/{d['hand_tiles']} ({_pct(d['boxed_share'])}), "
+                      f"read right {_pct(d['read_right_of_boxed'])} of boxed, found and read right "
+                      f"{_pct(d['found_and_read_right'])}; detect {d['detect_ms_median']} ms", file=sys.stderr)
     out = {"one_stage": str(args.one_stage), "detector": str(args.detector), "classifier": str(args.classifier),
            "results": results}
     if args.json:

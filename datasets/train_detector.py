@@ -172,10 +172,11 @@ def init_mismatch(model, init: Path) -> tuple[list[str], int]:
 
 
 def is_class_head(name: str) -> bool:
-    """A tensor of the Detect head's last class convolution (`model.22.cv3.<level>.2.*`): the only ones a
-    one-stage (`--faces`) model started from the one-class detector does not share with it."""
+    """A tensor of the Detect head's class branch (`model.22.cv3.*`): the only ones a one-stage (`--faces`)
+    model started from the one-class detector does not share with it (the branch is max(channels, classes)
+    wide, so with 38 classes every layer of it changes shape, not only the last)."""
     parts = name.split(".")
-    return len(parts) >= 5 and parts[2] == "cv3" and parts[4] == "2"
+    return len(parts) >= 3 and parts[2] == "cv3"
 
 
 def epoch_checkpoints(weights_dir: Path) -> list[Path]:

@@ -117,6 +117,6 @@ def test_train_detector_tells_an_init_of_another_width(tmp_path):
     assert missing == [] and total > 300
     missing, _ = init_mismatch(YOLO(str(model_yaml(tuple(DEFAULT_SCALE), tmp_path / "wide.yaml"))), tmp_path / "d.pt")
     assert len(missing) > total // 2
-    # a one-stage model of the 38 faces (--faces) shares every tensor but the class head's last convolution
+    # a one-stage model of the 38 faces (--faces) shares every tensor but the class branch of the head
     missing, _ = init_mismatch(YOLO(str(model_yaml(own, tmp_path / "faces.yaml", nc=38))), tmp_path / "d.pt")
     assert missing and all(is_class_head(k) for k in missing), missing
