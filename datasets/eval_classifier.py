@@ -150,7 +150,7 @@ PHOTO_DEGRADED_RULE = "visible share < 0.7 or the tile's box < 24 px on its long
 
 
 def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = None, offset=None,
-                keep_patch: bool = False):
+                keep_patch: bool = False, split: str | None = None):
     """(crops, entries) for the hand tiles of the photos of a `tsumo_synth.photos` set (`offset`:
     every box edge moved by these shares of the box, see `photo_tile_crops`; `keep_patch`: entries
     also hold the patch and box each crop was cut from, for test-time augmentation)."""
@@ -158,6 +158,7 @@ def photo_crops(set_dir: Path, size: int, margin: float, *, limit: int | None = 
     from tsumo_synth.legibility import MIN_LONG_PX, MIN_VISIBLE, legible, load_ink
 
     rows = [json.loads(line) for line in (set_dir / "labels.jsonl").read_text().splitlines() if line.strip()]
+    rows = [r for r in rows if split is None or r.get("split") == split]
     inks = load_ink(set_dir) or {}
     crops, entries = [], []
     for row in rows[:limit]:
@@ -204,10 +205,12 @@ def classify_as_reader(clf: TileClassifier, crops: list[np.ndarray], entries: li
     return np.concatenate(probs), np.concatenate(flips)
 
 
-def _classify_photo_tiles(clf: TileClassifier, set_dir: Path, *, limit: int | None = None, offset=None):
-    """(probs, flips, entries) of a photo set's hand tiles, read as the reader reads them (`classify_as_reader`)."""
+def _classify_photo_tiles(clf: TileClassifier, set_dir: Path, *, limit: int | None = None, offset=None,
+                          split: str | None = None):
+    """(probs, flips, entries) of a photo set's hand tiles, read as the reader reads them (`classify_as_reader`);
+    `split`: only the photos of that split (a training set's "val")."""
     crops, entries = photo_crops(set_dir, clf.imgsz, clf.margin, limit=limit, offset=offset,
-                                 keep_patch=reads_boxes(clf))
+                                 keep_patch=reads_boxes(clf), split=split)
     return (*classify_as_reader(clf, crops, entries), entries)
 
 

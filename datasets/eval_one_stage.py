@@ -46,8 +46,8 @@ IOU_MATCH = 0.5
 class FaceDetector:
     """A one-stage detector's boxes with their classes (the shipped `TileDetector` keeps only the score)."""
 
-    def __init__(self, path: Path, threads: int):
-        self.det = TileDetector(path, threads, fit=None)
+    def __init__(self, path: Path, threads: int, conf: float | None = None):
+        self.det = TileDetector(path, threads, fit=None, conf=conf)
         names = json.loads(self.det.metadata.get("tsumo_classes", "[]"))
         if list(names) != list(TILE_CLASSES):
             raise SystemExit(f"{path}: not a one-stage detector of the {len(TILE_CLASSES)} tile classes "
@@ -84,9 +84,10 @@ def tally(truth: list[str], boxed: list[bool], read: list[str | None]) -> dict:
 
 
 def eval_set(set_dir: Path, one: FaceDetector, two: TileDetector, clf: TileClassifier, imgsz: int,
-             limit: int | None) -> dict:
-    rows = [json.loads(s) for s in (set_dir / "labels.jsonl").read_text().splitlines() if s.strip()][:limit]
-    probs, _, entries = _classify_photo_tiles(clf, set_dir, limit=limit)
+             limit: int | None, split: str | None = None) -> dict:
+    rows = [json.loads(s) for s in (set_dir / "labels.jsonl").read_text().splitlines() if s.strip()]
+    rows = [r for r in rows if split is None or r.get("split") == split][:limit]
+    probs, _, entries = _classify_photo_tiles(clf, set_dir, limit=limit, split=split)
     clf_read = iter(TILE_CLASSES[i] for i in probs.argmax(1))
     truth, one_boxed, one_read, two_boxed, two_read = [], [], [], [], []
     ms_one, ms_two = [], []
@@ -112,7 +113,7 @@ def eval_set(set_dir: Path, one: FaceDetector, two: TileDetector, clf: TileClass
             two_read.append(read if i2 is not None else None)
     assert next(clf_read, None) is None and len(entries) == len(truth), "crops and hand tiles out of step"
     assert [e["label"] for e in entries] == truth, "crops and hand tiles out of step"
-    return {"set": str(set_dir), "imgsz": imgsz, "photos": len(ms_one),
+    return {"set": str(set_dir), "split": split, "imgsz": imgsz, "one_stage_conf": one.det.conf, "photos": len(ms_one),
             "one_stage": {**tally(truth, one_boxed, one_read), "detect_ms_median": round(statistics.median(ms_one), 1)},
             "two_stage": {**tally(truth, two_boxed, two_read), "detect_ms_median": round(statistics.median(ms_two), 1)}}
 
@@ -129,25 +130,32 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--classifier", type=Path, default=REPO / "models" / "tile_classifier.onnx")
     ap.add_argument("--imgsz", type=int, nargs="+", default=[512], help="detector input sizes, each measured")
     ap.add_argument("--limit", type=int, default=None, help="first N photos of each set")
+    ap.add_argument("--split", default=None, help="only the photos of this split (e.g. a training set's val)")
+    ap.add_argument("--one-stage-conf", type=float, nargs="+", default=[None],
+                    help="score floors of the one-stage detector, each measured (default: its metadata's); a "
+                         "38-class model's best class score is lower than a one-class model's, so choose it on "
+                         "the training set's val split, not on the held-out set")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", type=Path, default=None)
     args = ap.parse_args(argv)
     for p in [args.one_stage, args.detector, args.classifier, *args.sets]:
         if not p.exists():
             raise SystemExit(f"not found: {p}")
-    one = FaceDetector(args.one_stage, args.threads)
     two = TileDetector(args.detector, args.threads, fit=None)
     clf = TileClassifier(args.classifier, threads=args.threads)
     results = []
     for s in args.sets:
         for size in args.imgsz:
-            r = eval_set(s, one, two, clf, size, args.limit)
-            results.append(r)
-            for design in ("two_stage", "one_stage"):
-                d = r[design]
-                print(f"{s.name} @{size} {design}: boxed {d['boxed']}/{d['hand_tiles']} ({_pct(d['boxed_share'])}), "
-                      f"read right {_pct(d['read_right_of_boxed'])} of boxed, found and read right "
-                      f"{_pct(d['found_and_read_right'])}; detect {d['detect_ms_median']} ms", file=sys.stderr)
+            for conf in args.one_stage_conf:
+                one = FaceDetector(args.one_stage, args.threads, conf)
+                r = eval_set(s, one, two, clf, size, args.limit, args.split)
+                results.append(r)
+                for design in ("two_stage", "one_stage"):
+                    d = r[design]
+                    print(f"{s.name} @{size} conf {one.det.conf:g} {design}: boxed {d['boxed']}/{d['hand_tiles']} "
+                          f"({_pct(d['boxed_share'])}), read right {_pct(d['read_right_of_boxed'])} of boxed, found "
+                          f"and read right {_pct(d['found_and_read_right'])}; detect {d['detect_ms_median']} ms",
+                          file=sys.stderr)
     out = {"one_stage": str(args.one_stage), "detector": str(args.detector), "classifier": str(args.classifier),
            "results": results}
     if args.json:

@@ -308,7 +308,9 @@ def main(argv: list[str] | None = None) -> int:
         device="cpu", pretrained=str(args.init) if args.init else False, project=str(CACHE / "runs"), name=args.name, exist_ok=True,
         cache="ram", amp=False, plots=False, seed=0, deterministic=False,
         # geometry: our renders already vary rotation/perspective with exact boxes; flips are free
-        degrees=0.0, flipud=args.flipud, fliplr=0.5, perspective=0.0, scale=0.5, translate=0.1,
+        # (a one-stage model reads faces, and a mirrored face is no tile: no flips for --faces)
+        degrees=0.0, flipud=0.0 if args.faces else args.flipud, fliplr=0.0 if args.faces else 0.5,
+        perspective=0.0, scale=0.5, translate=0.1,
         mosaic=args.mosaic, close_mosaic=args.close_mosaic, mixup=0.0, hsv_h=0.02, hsv_s=0.6, hsv_v=0.4,
         patience=100, val=True, verbose=False, warmup_epochs=args.warmup, save_period=args.save_period,
     )
@@ -317,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.hours:
         train_kw["time"] = args.hours
     recipe = {"synth": [str(s) for s in args.synth], "real": str(args.real), "real_repeat": args.real_repeat,
-              "freeze_bn": args.freeze_bn, "flipud": args.flipud,
+              "freeze_bn": args.freeze_bn, "flipud": 0.0 if args.faces else args.flipud,
               "imgsz": args.imgsz, "scale": list(scale), "epochs": args.epochs, "hours": args.hours, "batch": args.batch,
               "init": str(args.init) if args.init else None, "mosaic": args.mosaic, "close_mosaic": args.close_mosaic,
               "lr0": args.lr0, "optimizer": args.optimizer if args.lr0 is not None else "auto", "name": args.name,

@@ -85,3 +85,19 @@ def test_tally_counts_found_and_read_right():
     assert (t["boxed"], t["read_right"]) == (3, 2)
     assert t["read_right_of_boxed"] == round(2 / 3, 5) and t["found_and_read_right"] == 0.5
     assert t["most_confused"] == [("2m→3m", 1)]
+
+
+def test_photo_crops_of_one_split(tmp_path):
+    """`--split val` (choosing the one-stage floor on a training set's own val photos): only that split's hand
+    tiles are cut, in the set's order."""
+    from eval_classifier import photo_crops
+    from tsumo_synth.photos import write_dataset
+
+    synth = write_dataset(tmp_path / "set", 4, 4243, val_frac=0.5, quiet=True)
+    rows = [json.loads(s) for s in (synth / "labels.jsonl").read_text().splitlines()]
+    val = [r for r in rows if r["split"] == "val"]
+    assert val and len(val) < len(rows)
+    _, entries = photo_crops(synth, 64, 0.1, split="val")
+    want = [t["cls"] for r in val for t in sorted((t for t in r["tiles"] if t["in_hand"]), key=lambda t: t["index"])]
+    assert [e["label"] for e in entries] == want
+    assert {e["image"] for e in entries} == {r["image"] for r in val}
