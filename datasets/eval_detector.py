@@ -326,17 +326,14 @@ def latency_12mp(detector: TileDetector, sample: np.ndarray, runs: int = 15) -> 
         detector.detect(big)
         ts.append((time.perf_counter() - t) * 1000)
     t_inf = []
-    from vision.detect import letterbox
-
-    inp, _ = letterbox(big, detector.imgsz, square=not detector.dynamic)
-    x = np.ascontiguousarray(inp.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+    x, _ = detector.network_input(big, detector.imgsz)
     for _ in range(runs):
         t = time.perf_counter()
         detector.session.run(None, {detector.input_name: x})
         t_inf.append((time.perf_counter() - t) * 1000)
     return {"photo_12mp_median_ms": round(statistics.median(ts), 1),
             "network_only_median_ms": round(statistics.median(t_inf), 1),
-            "input": f"{inp.shape[1]}x{inp.shape[0]}", "threads": detector.threads}
+            "input": f"{x.shape[3]}x{x.shape[2]}", "threads": detector.threads}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -38,7 +38,7 @@ from eval_classifier import _classify_photo_tiles  # noqa: E402
 from eval_detector import match_pairs  # noqa: E402
 from vision.classes import TILE_CLASSES  # noqa: E402
 from vision.classify import TileClassifier  # noqa: E402
-from vision.detect import TileDetector, letterbox, nms  # noqa: E402
+from vision.detect import TileDetector, decode_head, nms  # noqa: E402
 
 IOU_MATCH = 0.5
 
@@ -56,20 +56,10 @@ class FaceDetector:
     def detect(self, rgb: np.ndarray, imgsz: int) -> tuple[np.ndarray, list[str]]:
         """(boxes N×4 xyxy in photo pixels, class of each), class-agnostic NMS as the shipped detector's."""
         d = self.det
-        inp, lb = letterbox(rgb, imgsz, square=not d.dynamic)
-        x = np.ascontiguousarray(inp.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
-        out = d.session.run(None, {d.input_name: x})[0][0]  # (4 + 38) × anchors
-        scores = out[4:]
-        best, cls = scores.max(axis=0), scores.argmax(axis=0)
-        keep = best >= d.conf
-        cx, cy, bw, bh = out[:4, keep]
-        boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
-        kept = nms(boxes, best[keep], d.iou)
-        boxes, cls = boxes[kept], cls[keep][kept]
-        h, w = rgb.shape[:2]
-        boxes[:, [0, 2]] = np.clip((boxes[:, [0, 2]] - lb.pad_x) / lb.scale, 0, w)
-        boxes[:, [1, 3]] = np.clip((boxes[:, [1, 3]] - lb.pad_y) / lb.scale, 0, h)
-        return boxes.reshape(-1, 4), [TILE_CLASSES[int(i)] for i in cls]
+        x, lb = d.network_input(rgb, imgsz)
+        boxes, best, cls = decode_head(d.head(x), d.conf, classes=True)
+        kept = nms(boxes, best, d.iou)
+        return lb.to_photo(boxes[kept], rgb.shape[1], rgb.shape[0]), [TILE_CLASSES[int(i)] for i in cls[kept]]
 
 
 def tally(truth: list[str], boxed: list[bool], read: list[str | None]) -> dict:

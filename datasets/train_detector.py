@@ -30,6 +30,7 @@ for _p in (REPO / "datasets", REPO):  # the synth package and `vision` (classes)
 
 from checkpoint_soup import average_checkpoints  # noqa: E402
 from onnx_checkpoint import freeze_batchnorm  # noqa: E402  (the --freeze-bn callback, shared with train_classifier)
+from vision.classes import CLASS_INDEX, TILE_CLASSES  # noqa: E402
 
 # ultralytics must run offline and keep its settings/fonts inside the repo's cache
 os.environ.setdefault("YOLO_OFFLINE", "1")
@@ -90,8 +91,6 @@ def face_labels(synth: Path, out: Path, *, min_side: float = 3.0) -> Path:
     tile's box labelled with its face's class (`vision.classes.TILE_CLASSES`: 34 + red fives + face-down)
     instead of class 0, from the set's labels (`labels.jsonl`; the same boxes and `min_side` as
     `tsumo_synth.photos.yolo_lines`). Returns the view's folder (its `images/train`, `images/val`)."""
-    from vision.classes import CLASS_INDEX
-
     for line in (synth / "labels.jsonl").read_text().splitlines():
         if not line.strip():
             continue
@@ -254,8 +253,6 @@ def main(argv: list[str] | None = None) -> int:
         found = [f for f in (w.parent / "recipe.json", CACHE / "train" / w.parents[1].name / "recipe.json") if f.exists()]
         recipe = json.loads(found[0].read_text()) if found else {}
         recipe["weights"] = str(args.export_only)
-        from vision.classes import TILE_CLASSES
-
         export(args.export_only, args.out, imgsz=args.serve_imgsz or args.imgsz, conf=args.conf, iou=args.iou,
                recipe=recipe, classes=list(TILE_CLASSES) if recipe.get("faces") else None)
         return 0
@@ -264,8 +261,6 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("give at least one --synth dataset (or --export-only WEIGHTS)")
     if args.faces and str(args.real).lower() != "none":
         raise SystemExit("--faces needs --real none (the real photos' classes are not all riichi faces)")
-    from vision.classes import TILE_CLASSES
-
     names = list(TILE_CLASSES) if args.faces else ["tile"]
     work = CACHE / "train" / args.name
     work.mkdir(parents=True, exist_ok=True)
@@ -302,15 +297,15 @@ def main(argv: list[str] | None = None) -> int:
                              f"detector's is in models/tile_detector.onnx's tsumo_recipe)")
     if args.freeze_bn:
         model.add_callback("on_train_batch_start", freeze_batchnorm)
+    # (a one-stage model reads faces, and a mirrored face is no tile: no flips for --faces)
+    flipud, fliplr = (0.0, 0.0) if args.faces else (args.flipud, 0.5)
     t0 = time.time()
     train_kw = dict(
         data=str(data), imgsz=args.imgsz, epochs=args.epochs, batch=args.batch, workers=args.workers,
         device="cpu", pretrained=str(args.init) if args.init else False, project=str(CACHE / "runs"), name=args.name, exist_ok=True,
         cache="ram", amp=False, plots=False, seed=0, deterministic=False,
         # geometry: our renders already vary rotation/perspective with exact boxes; flips are free
-        # (a one-stage model reads faces, and a mirrored face is no tile: no flips for --faces)
-        degrees=0.0, flipud=0.0 if args.faces else args.flipud, fliplr=0.0 if args.faces else 0.5,
-        perspective=0.0, scale=0.5, translate=0.1,
+        degrees=0.0, flipud=flipud, fliplr=fliplr, perspective=0.0, scale=0.5, translate=0.1,
         mosaic=args.mosaic, close_mosaic=args.close_mosaic, mixup=0.0, hsv_h=0.02, hsv_s=0.6, hsv_v=0.4,
         patience=100, val=True, verbose=False, warmup_epochs=args.warmup, save_period=args.save_period,
     )
@@ -319,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.hours:
         train_kw["time"] = args.hours
     recipe = {"synth": [str(s) for s in args.synth], "real": str(args.real), "real_repeat": args.real_repeat,
-              "freeze_bn": args.freeze_bn, "flipud": 0.0 if args.faces else args.flipud,
+              "freeze_bn": args.freeze_bn, "flipud": flipud,
               "imgsz": args.imgsz, "scale": list(scale), "epochs": args.epochs, "hours": args.hours, "batch": args.batch,
               "init": str(args.init) if args.init else None, "mosaic": args.mosaic, "close_mosaic": args.close_mosaic,
               "lr0": args.lr0, "optimizer": args.optimizer if args.lr0 is not None else "auto", "name": args.name,

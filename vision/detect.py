@@ -59,6 +59,13 @@ class Letterbox:
     width: int   # network input width
     height: int  # network input height
 
+    def to_photo(self, boxes: np.ndarray, photo_w: int, photo_h: int) -> np.ndarray:
+        """xyxy boxes in network-input pixels → photo pixels, clipped to the photo."""
+        out = np.array(boxes, copy=True).reshape(-1, 4)
+        out[:, [0, 2]] = np.clip((out[:, [0, 2]] - self.pad_x) / self.scale, 0, photo_w)
+        out[:, [1, 3]] = np.clip((out[:, [1, 3]] - self.pad_y) / self.scale, 0, photo_h)
+        return out
+
 
 def letterbox(image: np.ndarray, imgsz: int, *, stride: int = STRIDE, square: bool = False,
               fill: int = 114) -> tuple[np.ndarray, Letterbox]:
@@ -185,8 +192,7 @@ class TileDetector:
         if h < 2 or w < 2:
             return []
         size = int(imgsz or self.imgsz)
-        inp, lb = letterbox(image_rgb, size, square=not self.dynamic)
-        x = np.ascontiguousarray(inp.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0
+        x, lb = self.network_input(image_rgb, size)
         threshold = self.conf if conf is None else conf
         boxes, s = self._candidates(x, threshold)
         if not len(s) and not (self.flip and self.flip_adds):
@@ -214,18 +220,34 @@ class TileDetector:
             smaller = fitted_imgsz(boxes, size, self.fit)
             if smaller is not None:
                 return self.variant(fit=None).detect(image_rgb, imgsz=smaller, conf=conf)
-        boxes[:, [0, 2]] = np.clip((boxes[:, [0, 2]] - lb.pad_x) / lb.scale, 0, w)
-        boxes[:, [1, 3]] = np.clip((boxes[:, [1, 3]] - lb.pad_y) / lb.scale, 0, h)
+        boxes = lb.to_photo(boxes, w, h)
         return [Box(float(a), float(b), float(c), float(d), float(e)) for (a, b, c, d), e in zip(boxes, s)
                 if c - a >= 1 and d - b >= 1]
 
+    def network_input(self, image_rgb: np.ndarray, size: int) -> tuple[np.ndarray, Letterbox]:
+        """The photo as this model's input (1×3×H×W float in [0, 1], letterboxed to `size`) and how it was fitted."""
+        inp, lb = letterbox(image_rgb, size, square=not self.dynamic)
+        return np.ascontiguousarray(inp.transpose(2, 0, 1)[None], dtype=np.float32) / 255.0, lb
+
+    def head(self, x: np.ndarray) -> np.ndarray:
+        """The raw head output for one input: (4 + classes) × anchors (cx, cy, w, h in input pixels, class scores)."""
+        return self.session.run(None, {self.input_name: x})[0][0]
+
     def _candidates(self, x: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
         """Raw boxes (xyxy, network-input pixels) and scores at or above `threshold`."""
-        out = self.session.run(None, {self.input_name: x})[0][0]  # (4 + classes) × anchors
-        scores = out[4:].max(axis=0)
-        keep = scores >= threshold
-        cx, cy, bw, bh = out[:4, keep]
-        return np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1), scores[keep]
+        boxes, scores, _ = decode_head(self.head(x), threshold)
+        return boxes, scores
+
+
+def decode_head(out: np.ndarray, threshold: float, *, classes: bool = False
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """A YOLOv8 head's (4 + classes) × anchors output → xyxy boxes (input pixels), best class scores at or above
+    `threshold` and, when asked (`classes`), the index of that best class (a one-stage model's face)."""
+    scores = out[4:].max(axis=0)
+    keep = scores >= threshold
+    cx, cy, bw, bh = out[:4, keep]
+    boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=1)
+    return boxes, scores[keep], out[4:, keep].argmax(axis=0) if classes else None
 
 
 # A close-up (the phone a hand's width from the tiles, or part of the row filling the photo) shows
