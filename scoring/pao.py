@@ -3,8 +3,9 @@
 The seat is read from the deciding meld's `from`. Melds are taken to be listed in the order they
 were called (first call first; on the table the first call lies rightmost, 新報知 第31条), so the
 deciding call is the last listed meld of the yakuman's sets. A caller who knows better states
-the seat with the hand's `liable` key. Only open melds can be deciding calls: with a concealed
-triplet or a closed kan among the sets, liability is inferred only from `liable`.
+the seat with the hand's `liable` key. A closed kan is one of the sets like a called one but never
+the deciding call (nobody fed it); with a concealed triplet among the sets (not a meld, so when it
+was completed is unknown), liability is inferred only from `liable`.
 """
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from .yaku import DRAGONS, GREEN_MASK, TERMINAL_MASK, WINDS
 HONORS = tuple(range(27, 34))
 
 
-def _open_sets(melds: tuple[Meld, ...], tiles: tuple[int, ...] | None, need: int, kinds=("pon", "minkan", "kakan"),
-               mask: int | None = None) -> Meld | None:
-    """The deciding (last listed) meld when `need` open melds of the group complete the yakuman."""
+def _open_sets(melds: tuple[Meld, ...], tiles: tuple[int, ...] | None, need: int,
+               kinds=("pon", "minkan", "kakan", "ankan"), mask: int | None = None) -> Meld | None:
+    """The deciding (last listed) meld when `need` melds of the group complete the yakuman and the
+    last one was called: an earlier closed kan is one of the sets (新報知 第67条 "3組目をポン")."""
     chosen = []
     for m in melds:
         if m.kind not in kinds:
@@ -28,7 +30,7 @@ def _open_sets(melds: tuple[Meld, ...], tiles: tuple[int, ...] | None, need: int
         if mask is not None and any(not (mask >> x.index) & 1 for x in m.tiles):
             continue
         chosen.append(m)
-    return chosen[-1] if len(chosen) == need else None
+    return chosen[-1] if len(chosen) == need and chosen[-1].kind != "ankan" else None
 
 
 def deciding_meld(key: str, hand: Hand, pair: int) -> Meld | None:
@@ -44,7 +46,7 @@ def deciding_meld(key: str, hand: Hand, pair: int) -> Meld | None:
     if key == "chinroutou":
         return _open_sets(melds, None, 4, mask=TERMINAL_MASK)
     if key == "ryuuiisou":
-        return _open_sets(melds, None, 4, kinds=("chi", "pon", "minkan", "kakan"), mask=GREEN_MASK)
+        return _open_sets(melds, None, 4, kinds=("chi", "pon", "minkan", "kakan", "ankan"), mask=GREEN_MASK)
     if key == "suukantsu":
         kans = [m for m in melds if m.is_kan]
         if len(kans) == 4 and kans[-1].kind == "minkan":

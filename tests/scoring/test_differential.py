@@ -6,12 +6,14 @@ chiihou, dora and ura indicators, honba and riichi sticks, three-player nuki-dor
 by both, with the package's `OptionalRules` set from our preset's fields. Compared: han, fu
 (below yakuman), yakuman count, the yaku themselves, points, total, and who pays what.
 
-Where the package cannot express a rule of a preset, the affected hands are excluded *by name
-and reason* (see `exclusion`), never silently; the seed tests cover those rules instead:
+Where the package cannot express a rule of a preset, its answer is adjusted by that rule (see
+`seed_adjusted`; the seed tests pin the rules themselves) or the hand is excluded *by name and
+reason* (see `exclusion`), never silently:
 - a pair of the wind that is both seat and round wind is 2 fu in saikyosen-2022, m-league,
   sanma, shinhouchi and renmei (002 §1.1.2(3), 004 補足事項, 000 第56条, 001 第十条); the
-  package always gives 4 fu.
-- several yakuman count as one in shinhouchi (000 第54条) and renmei; the package adds them up.
+  package always gives 4 fu: its fu are counted again with 2 for that pair.
+- several yakuman count as one in shinhouchi (000 第54条) and renmei; the package adds them up:
+  its hand is paid as one yakuman.
 - shinhouchi and renmei limits above mangan (000 第59条, 001 第十一条) and shinhouchi's lack of
   honba payments have no `OptionalRules` switch: for them han, fu and yaku are compared on
   every hand, points only up to 5 han (where all tables agree).
@@ -27,15 +29,17 @@ from __future__ import annotations
 import collections
 import json
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import pytest
 
 from scoring import PRESETS, score_json
-from tests.scoring.handgen import EAST, WINDS, GenHand, HandGenerator, expected_from_mahjong, to_mahjong
+from tests.scoring.handgen import GenHand, HandGenerator, expected_from_mahjong, to_mahjong
 
 mahjong = pytest.importorskip("mahjong", reason="the differential test needs the mahjong package (pip install mahjong==2.1.*)")
 from mahjong.hand_calculating.hand import HandCalculator  # noqa: E402
 from mahjong.hand_calculating.hand_config import HandConstants, OptionalRules  # noqa: E402
+from mahjong.hand_calculating.scores import ScoresCalculator  # noqa: E402
 
 # lib yaku name -> our yaku key (seat/round winds collapse to one key each, like ours)
 LIB_YAKU = {
@@ -90,14 +94,25 @@ def adapt(hand: GenHand, rules) -> GenHand:
     return hand
 
 
+def seed_adjusted(rules, resp, config):
+    """(the package's answer under a seed rule it has no switch for, the rule) or (resp, None)."""
+    if resp.error:
+        return resp, None
+    yakuman = any(y.is_yakuman for y in resp.yaku)
+    if not rules.yakuman_stacking and yakuman and resp.han > 13:
+        return SimpleNamespace(error=None, han=13, fu=resp.fu, yaku=resp.yaku,
+                               cost=ScoresCalculator.calculate_scores(13, resp.fu, config, True)), "one yakuman"
+    if rules.double_wind_pair_fu != 4 and not yakuman \
+            and any(d["reason"] == "double_valued_pair" for d in resp.fu_details):
+        raw = sum(d["fu"] for d in resp.fu_details) - 4 + rules.double_wind_pair_fu
+        fu = -(-raw // 10) * 10
+        return SimpleNamespace(error=None, han=resp.han, fu=fu, yaku=resp.yaku,
+                               cost=ScoresCalculator.calculate_scores(resp.han, fu, config)), "double-wind pair fu"
+    return resp, None
+
+
 def exclusion(hand: GenHand, rules, ours: dict, lib: dict) -> str | None:
     """Why this hand cannot be compared under these rules (None = compare it)."""
-    if rules.double_wind_pair_fu != 4 and hand.seat_wind == hand.round_wind:
-        wind = EAST + WINDS.index(hand.seat_wind)
-        if sum(t == wind for t, _ in hand.concealed) == 2:
-            return "double-wind pair fu (seed: 2 fu, package: 4 fu)"
-    if not rules.yakuman_stacking and lib.get("yakuman", 0) > 1:
-        return "several yakuman count as one (seed), the package adds them up"
     if ours.get("liability") and hand.tsumo and rules.players == 3:
         return "3-player tsumo with pao: the liable player pays the full (ron) value, the package has no pao"
     return None
@@ -110,12 +125,15 @@ class Tally:
     both_no_yaku: int = 0
     excluded: collections.Counter = field(default_factory=collections.Counter)
     pao: int = 0
+    adjusted: collections.Counter = field(default_factory=collections.Counter)
     mismatches: list = field(default_factory=list)
 
     def report(self, preset: str) -> str:
         ex = ", ".join(f"{n} {why}" for why, n in self.excluded.items()) or "none"
+        adj = ", ".join(f"{n} {why}" for why, n in self.adjusted.items()) or "none"
         return (f"{preset}: {self.compared} hands compared ({self.scored} with a yaku, "
-                f"{self.both_no_yaku} without on both sides), {self.pao} with pao; excluded: {ex}")
+                f"{self.both_no_yaku} without on both sides), {self.pao} with pao; package answer adjusted "
+                f"by a seed rule: {adj}; excluded: {ex}")
 
 
 def compare_one(hand: GenHand, preset: str, tally: Tally) -> None:
@@ -127,6 +145,9 @@ def compare_one(hand: GenHand, preset: str, tally: Tally) -> None:
     config.tsumi_number = hand.honba * rules.honba_points // (200 if rules.players == 3 else 300)
     resp = HandCalculator.estimate_hand_value(tiles, win, melds=melds, dora_indicators=dora, config=config,
                                               ura_dora_indicators=ura)
+    resp, rule = seed_adjusted(rules, resp, config)
+    if rule:
+        tally.adjusted[rule] += 1
     lib = expected_from_mahjong(hand, resp)
     why = exclusion(hand, rules, ours, lib)
     if why:
@@ -150,7 +171,7 @@ def compare_one(hand: GenHand, preset: str, tally: Tally) -> None:
         if ours_keys != lib_keys:
             problems.append(f"yaku {dict(ours_keys)} vs package {dict(lib_keys)}")
         if lib["yakuman"] and not ours["kazoe"]:
-            if ours["yakuman"] != lib["yakuman"] and rules.yakuman_stacking:
+            if ours["yakuman"] != lib["yakuman"]:
                 problems.append(f"yakuman {ours['yakuman']} vs {lib['yakuman']}")
         else:
             if ours["han"] != lib["han"]:

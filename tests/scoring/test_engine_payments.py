@@ -122,6 +122,27 @@ def test_no_pao_with_a_concealed_dragon_triplet():
     assert out["liability"] is None and out["payments"] == {"left": 16000, "across": 8000, "right": 8000}
 
 
+def test_pao_when_an_earlier_dragon_set_is_a_closed_kan():
+    """A closed kan declared before the calls is one of the three sets (000 第67条 大三元の3組目をポン):
+    the third call decides; a closed kan listed last decided it itself, so nobody is liable."""
+    ankan = {"kind": "ankan", "tiles": "5555z"}
+    hand = {**DAISANGEN, "win": "tsumo", "melds": [ankan] + DAISANGEN["melds"][1:]}
+    out = ok(hand)
+    assert out["liability"]["seat"] == "right" and out["payments"] == {"right": 32000}
+    ron = ok({**hand, "win": "ron", "discarder": "left"}, "shinhouchi")
+    assert ron["payments"] == {"right": 16000, "left": 16000}
+    last = ok({**hand, "melds": DAISANGEN["melds"][1:] + [ankan]})
+    assert last["liability"] is None and last["payments"] == {"left": 16000, "across": 8000, "right": 8000}
+
+
+def test_pao_daisuushii_with_a_closed_wind_kan():
+    hand = {"concealed": "55m", "win_tile": "5m", "seat_wind": "S", "win": "tsumo",
+            "melds": [{"kind": "ankan", "tiles": "1111z"}, {"kind": "pon", "tiles": "222z", "from": "left"},
+                      {"kind": "pon", "tiles": "333z", "from": "across"}, {"kind": "pon", "tiles": "444z", "from": "left"}]}
+    out = ok(hand, "saikyosen-2022")
+    assert out["liability"]["seat"] == "left" and out["payments"] == {"left": 32000}
+
+
 def test_daisuushii_pao_last_wind_call():
     hand = {"concealed": "44z567m", "win_tile": "7m", "seat_wind": "S", "win": "tsumo",
             "melds": [{"kind": "pon", "tiles": "111z", "from": "left"}, {"kind": "pon", "tiles": "222z", "from": "left"},
