@@ -96,12 +96,13 @@ PRESETS: dict[str, Rules] = {
     # kazoe at 13, yakuman add up, no double yakuman, pao for daisangen/daisuushii split on ron.
     "tenhou": dataclasses.replace(BASE, name="tenhou"),
     # 000 平成版 麻雀新報知ルール: 第16条 one indicator, no ura; 第51条 has no ippatsu; 第56条 value pair 2 fu;
-    # 第59条 5-7 mangan, 8-9 haneman, 10-12 baiman, 13+ sanbaiman; 第54条 yakuman don't stack;
+    # 第59条 5-7 翻 mangan, 8-9 haneman, 10-12 baiman, 13+ sanbaiman, where 第57条② counts the 翻 as yaku + dora
+    # + 2 (ba-zoro): 3-5 han mangan (3-4 han only past 8000 points), 6-7 haneman, 8-10 baiman, 11+ sanbaiman,
+    # no kazoe (the only reading under which every hand past 8000 points has a row); 第54条 yakuman don't stack;
     # 第67条 pao daisangen/daisuushii, ron split with the discarder; no honba payments are described.
     "shinhouchi": dataclasses.replace(
         BASE, name="shinhouchi", red_fives=(0, 0, 0), ura_dora=False, kan_dora=False, ippatsu=False,
-        double_wind_pair_fu=2, haneman_han=8, baiman_han=10, sanbaiman_han=13, kazoe_han=None,
-        yakuman_stacking=False, honba_points=0),
+        double_wind_pair_fu=2, kazoe_han=None, yakuman_stacking=False, honba_points=0),
     # 001 公式戦ルール: 第六条④ no ura/kan dora; 第十二条 no ippatsu in the yaku list, renhou = mangan;
     # 第十一条 mangan 40fu 6han / haneman 8 / baiman 10 / sanbaiman 12 counting 2 ba-zoro han
     # (= 4·40 or 5, 6, 8, 10 without them); no kazoe; 第五条 100 per player per honba;
@@ -141,7 +142,7 @@ PRESETS: dict[str, Rules] = {
 
 SUMMARIES: dict[str, str] = {
     "tenhou": "Tenhou online rules: red fives, ura/kan dora, ippatsu, kazoe yakuman, double-wind pair 4 fu",
-    "shinhouchi": "平成版 麻雀新報知ルール: no red/ura/kan dora, no ippatsu, 5-7 han mangan, no kazoe, one yakuman max",
+    "shinhouchi": "平成版 麻雀新報知ルール: no red/ura/kan dora, no ippatsu, 11+ han sanbaiman (no kazoe), one yakuman max",
     "renmei": "日本麻雀連盟 公式戦ルール: no red/ura/kan dora, no ippatsu, renhou mangan, haneman from 6 han, wide pao",
     "sanma": "三人麻雀: 3 players, nuki-dora, red 5p/5s, no chi, kiriage, double yakuman, tsumo loss",
     "saikyosen-2022": "麻雀最強戦2022: no red fives, kiriage, no kazoe, pao incl. suukantsu",

@@ -262,7 +262,7 @@ def test_rules_name_shows_every_field_value_and_doc(capsys):
         assert first_doc_words in " ".join(out.split())
     code, out, _ = run_cli(capsys, "rules", "shinhouchi", "--json")
     data = json.loads(out)
-    assert data["rules"]["sanbaiman_han"] == 13 and data["rules"]["kazoe_han"] is None
+    assert data["rules"]["sanbaiman_han"] == 11 and data["rules"]["kazoe_han"] is None
     assert data["rules"]["red_fives"] == [0, 0, 0]
     assert set(data["docs"]) == {f.name for f in dataclasses.fields(PRESETS["shinhouchi"])}
 

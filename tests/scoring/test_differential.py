@@ -14,9 +14,9 @@ reason* (see `exclusion`), never silently:
   package always gives 4 fu: its fu are counted again with 2 for that pair.
 - several yakuman count as one in shinhouchi (000 第54条) and renmei; the package adds them up:
   its hand is paid as one yakuman.
-- shinhouchi and renmei limits above mangan (000 第59条, 001 第十一条) and shinhouchi's lack of
-  honba payments have no `OptionalRules` switch: for them han, fu and yaku are compared on
-  every hand, points only up to 5 han (where all tables agree).
+- renmei's limits above mangan (001 第十一条: sanbaiman from 10 han) have no `OptionalRules`
+  switch: its han, fu and yaku are compared on every hand, points only up to 5 han (where all
+  tables agree). Shinhouchi has no honba payments: the package is given none.
 - liability (pao) is not in the package: hands where our engine applies it are compared on
   points and total only (the package would bill the discarder for everything); in three-player
   a pao tsumo is not comparable at all, since the liable player pays the full value (002

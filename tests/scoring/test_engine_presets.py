@@ -115,11 +115,13 @@ def test_shinhouchi_one_indicator_no_ura_no_red_no_ippatsu():
     assert any("ippatsu" in n for n in out["notes"]) and any("red fives" in n for n in out["notes"])
 
 
+# 第59条's 翻 are 第57条②'s (yaku + dora + 2 ba-zoro): 8-9翻 = 6-7 han ハネ満, 10-12翻 = 8-10 han 倍満,
+# 13翻以上 = 11+ han 3倍満 with no kazoe: Tenhou's table except that 13+ han stays sanbaiman.
 @pytest.mark.parametrize("hand, han, limit, tenhou_limit", [
-    (CHINITSU, 8, "haneman", "baiman"),                # 第59条② 8翻・9翻…ハネ満
-    (dora(CHINITSU, "1m"), 10, "baiman", "baiman"),    # 第59条③ 10翻・11翻・12翻…倍満
-    (dora(CHINITSU, "2m"), 11, "baiman", "sanbaiman"),
-    (dora(BIG, "1m"), 13, "sanbaiman", "yakuman"),     # 第59条④ 13翻以上…3倍満 (no kazoe)
+    (CHINITSU, 8, "baiman", "baiman"),                 # 10翻
+    (dora(CHINITSU, "1m"), 10, "baiman", "baiman"),    # 12翻
+    (dora(CHINITSU, "2m"), 11, "sanbaiman", "sanbaiman"),  # 13翻以上…3倍満
+    (dora(BIG, "1m"), 13, "sanbaiman", "yakuman"),     # no kazoe
     (dora(BIG, "8m"), 14, "sanbaiman", "yakuman"),
 ])
 def test_shinhouchi_limits(hand, han, limit, tenhou_limit):
@@ -129,10 +131,10 @@ def test_shinhouchi_limits(hand, han, limit, tenhou_limit):
     assert ok(hand, "tenhou")["limit"] == tenhou_limit
 
 
-def test_shinhouchi_seven_han_is_mangan():
-    hand = {**CHINITSU, "riichi": False}  # chinitsu + tsumo = 7 han: 第59条① 5～7翻 満貫
+def test_shinhouchi_seven_han_is_haneman():
+    hand = {**CHINITSU, "riichi": False}  # chinitsu + tsumo = 7 han = 9翻: 第59条② 8翻・9翻…ハネ満
     out = ok(hand, "shinhouchi")
-    assert out["han"] == 7 and out["limit"] == "mangan"
+    assert out["han"] == 7 and out["limit"] == "haneman"
     assert ok(hand, "tenhou")["limit"] == "haneman"
 
 

@@ -20,10 +20,11 @@ def shin(concealed: str, win: str | None = None, *melds: str, **kw) -> dict:
 
 # ---------------------------------------------------------------- 第59条 limits
 
-LIMITS = {  # han: (name, 子, 親)
-    5: ("mangan", 8000, 12000), 6: ("mangan", 8000, 12000), 7: ("mangan", 8000, 12000),
-    8: ("haneman", 12000, 18000), 9: ("haneman", 12000, 18000),
-    10: ("baiman", 16000, 24000), 11: ("baiman", 16000, 24000), 12: ("baiman", 16000, 24000),
+LIMITS = {  # han (yaku + dora): (name, 子, 親); 第57条② counts the 翻 of 第59条 with 2 ba-zoro han more
+    5: ("mangan", 8000, 12000),                                                          # 7翻
+    6: ("haneman", 12000, 18000), 7: ("haneman", 12000, 18000),                          # 8・9翻
+    8: ("baiman", 16000, 24000), 9: ("baiman", 16000, 24000), 10: ("baiman", 16000, 24000),  # 10–12翻
+    11: ("sanbaiman", 24000, 36000), 12: ("sanbaiman", 24000, 36000),                    # 13翻以上
     13: ("sanbaiman", 24000, 36000), 14: ("sanbaiman", 24000, 36000),
 }
 
@@ -31,9 +32,10 @@ LIMITS = {  # han: (name, 子, 親)
 @pytest.mark.parametrize("han", list(LIMITS))
 @pytest.mark.parametrize("dealer", [False, True], ids=["ko", "oya"])
 @pytest.mark.parametrize("tsumo", [False, True], ids=["ron", "tsumo"])
-def test_limits_5_7_mangan_8_9_haneman_10_12_baiman_13_up_sanbaiman(han, dealer, tsumo):
-    """第59条 ①5翻・6翻・7翻…満貫 ②8翻・9翻…ハネ満 ③10翻・11翻・12翻…倍満 ④13翻以上…3倍満
-    (no kazoe yakuman: 13 han and more stay sanbaiman)."""
+def test_limits_count_the_two_ba_zoro_han(han, dealer, tsumo):
+    """第59条 ①5翻・6翻・7翻…満貫 ②8翻・9翻…ハネ満 ③10翻・11翻・12翻…倍満 ④13翻以上…3倍満, the 翻 being
+    第57条②'s count (アガリ役の翻数 + ドラ + 2): haneman from 6 han, baiman 8, sanbaiman 11; no kazoe
+    yakuman (13 han and more stay sanbaiman)."""
     name, ko, oya = LIMITS[han]
     res = ok(hand_with_han(han, tsumo=tsumo, dealer=dealer, red_suits="", rules=RULES))
     assert res["han"] == han and res["limit"] == name and res["yakuman"] == 0 and not res["kazoe"]
@@ -48,12 +50,16 @@ def test_yakuman_is_four_times_mangan():
     assert ok(shin("123m11p", "1p", "pon 555z", "pon 666z", "pon 777z", seat="E"))["points"] == 48000
 
 
-def test_four_han_over_8000_points_is_mangan():
-    """第59条: 得点が子8千点…を超える場合 -> 満貫 (4 han 40 fu would be 10,240)."""
-    res = ok(hand_with(40, 4, tsumo=False, dealer=False, red_suits="", rules=RULES))
-    assert (res["han"], res["fu"], res["limit"], res["points"]) == (4, 40, "mangan", 8000)
-    below = ok(hand_with(30, 4, tsumo=False, dealer=False, red_suits="", rules=RULES))
-    assert (below["limit"], below["points"]) == (None, 7700)  # no kiriage in this rule set
+@pytest.mark.parametrize("han,fu,limit,points", [
+    (4, 40, "mangan", 8000),  # 6翻 (第57条②): 40·2⁶·4 = 10 240 is past 8000 -> 満貫
+    (3, 70, "mangan", 8000),  # 5翻: 70·2⁵·4 = 8 960 -> 満貫, the table's first row
+    (4, 30, None, 7700),      # 7 680, not past 8000: no kiriage in this rule set
+    (3, 60, None, 7700),
+])
+def test_hands_past_8000_points_are_mangan(han, fu, limit, points):
+    """第59条: 得点が子8千点…を超える場合 -> the table, whose first row (5翻 with ba-zoro) is 3 han."""
+    res = ok(hand_with(fu, han, tsumo=False, dealer=False, red_suits="", rules=RULES))
+    assert (res["han"], res["fu"], res["limit"], res["points"]) == (han, fu, limit, points)
 
 
 # ---------------------------------------------------------------- 第52-54条 yakuman
