@@ -18,10 +18,13 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.body_limit import BodyLimitMiddleware
 from api.inference import InferenceGate, Reader, ReaderState
@@ -63,6 +66,43 @@ def json_safe(value: Any) -> Any:
     return value
 
 
+FASTAPI_BODY_ERROR = "There was an error parsing the body"
+
+
+def body_error_message(cause: BaseException | None) -> str:
+    """What FastAPI's bare "There was an error parsing the body" (400) was about."""
+    if isinstance(cause, UnicodeDecodeError):
+        return (f"the request body is not UTF-8 text (byte 0x{cause.object[cause.start]:02x} at position "
+                f"{cause.start}); send JSON encoded as UTF-8")
+    if isinstance(cause, RecursionError):
+        return "the JSON body is nested too deeply to parse"
+    if cause is None:
+        return "the request body cannot be parsed"
+    return f"the request body cannot be parsed ({type(cause).__name__}: {str(cause)[:200]})"
+
+
+def describe_inputs(errors: list[dict[str, Any]], content_type: str | None = None) -> list[dict[str, Any]]:
+    """Validation errors with an uploaded file as input described, not dumped (its internals
+    leaked into the 422: spool objects, temp-file arguments), and a JSON body sent under another
+    content type (`curl -d` says form-urlencoded) told so, not "Input should be a valid dictionary"."""
+    out = []
+    for err in errors:
+        value = err.get("input")
+        if tuple(err.get("loc") or ()) == ("body",) and isinstance(value, (str, bytes)) and (
+                "json" not in (content_type or "").lower()):
+            err = {**err, "msg": "the body must be a JSON object sent with Content-Type: application/json "
+                                 f"(this request's Content-Type: {content_type or 'none'})"}
+        if isinstance(value, UploadFile):
+            err = {**err, "input": f"a file upload ({value.filename!r}, {value.size} bytes)"}
+            if err.get("type") == "string_type":
+                err["msg"] = "must be a plain form field holding text, not a file upload"
+        elif "Expected UploadFile" in str(err.get("msg")):
+            err = {**err, "msg": "must be a file upload (the image), not a text field"}
+            err.pop("ctx", None)
+        out.append(err)
+    return out
+
+
 def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactory | None = None) -> FastAPI:
     """Build the app. `reader_factory(settings)` makes the photo reader (default: the ONNX one)."""
     settings = settings or ApiSettings.from_env()
@@ -93,8 +133,17 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
-        """FastAPI's 422 (`detail`: a list naming each field), with the echoed input made JSON-safe."""
-        return JSONResponse({"detail": json_safe(jsonable_encoder(exc.errors()))}, status_code=422)
+        """FastAPI's 422 (`detail`: a list naming each field), with the echoed input made JSON-safe
+        and readable (`describe_inputs`)."""
+        errors = describe_inputs(exc.errors(), request.headers.get("content-type"))
+        return JSONResponse({"detail": json_safe(jsonable_encoder(errors))}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Any:
+        """FastAPI's own handling, with its bare body-parsing 400 made to say what is wrong."""
+        if exc.status_code == 400 and exc.detail == FASTAPI_BODY_ERROR:
+            exc = StarletteHTTPException(400, body_error_message(exc.__cause__), headers=exc.headers)
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

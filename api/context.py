@@ -11,6 +11,7 @@ from typing import Any
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
+from api import strict_json
 from api.schemas import PhotoContext
 from scoring import HandError, resolve_rules
 
@@ -27,9 +28,11 @@ def parse_context(raw: str | None) -> PhotoContext:
     if raw is None or raw.strip() == "":
         return PhotoContext()
     try:
-        data = json.loads(raw)
+        data = strict_json.loads(raw)
     except json.JSONDecodeError as exc:
         raise _error((), f"context is not valid JSON: {exc.msg} at character {exc.pos}", "json_invalid", raw) from exc
+    except strict_json.JsonProblem as exc:  # a repeated key (which one wins?), absurd nesting
+        raise _error(exc.loc, f"context: {exc}", exc.kind, raw[:200]) from exc
     if data is None:  # JSON null: no context, like an absent field
         return PhotoContext()
     if not isinstance(data, dict):

@@ -147,6 +147,9 @@ class HandOut(BaseModel):
 
 
 class ImageInfo(BaseModel):
+    """The photo as read: EXIF-turned, and a JPEG over the pixel limit read at 1/2, 1/4 or 1/8.
+    Tile boxes are in these pixels."""
+
     format: str
     width: int
     height: int
@@ -168,6 +171,7 @@ class PhotoReadResponse(BaseModel):
     image: ImageInfo
     reading: PhotoReading
     kept: str | None = Field(None, description="file name under the server's keep folder, if `keep=true`")
+    keep_error: str | None = Field(None, description="why a photo asked to be kept was not (the reading is still here)")
     timings_ms: dict[str, float] = Field(default_factory=dict)
 
 

@@ -2,7 +2,8 @@
 
 Phones send JPEG or HEIC with an EXIF orientation tag; browsers may send PNG or WebP. We read
 the header first (format and size, no pixel decoding), refuse anything too large *before*
-decoding it (a 50-kB PNG can declare 100 000 × 100 000 pixels), then decode and apply the EXIF
+decoding it (a 50-kB PNG can declare 100 000 × 100 000 pixels; a JPEG over the limit is decoded
+at 1/2, 1/4 or 1/8 instead, which libjpeg does as cheaply), then decode and apply the EXIF
 orientation so every later stage sees the photo the way the user framed it.
 """
 from __future__ import annotations
@@ -24,7 +25,9 @@ try:  # HEIC/HEIF (iPhone photos); registered once per process, no global state 
 except ImportError:  # pragma: no cover - pillow-heif is a runtime dependency
     _HEIF = False
 
-SUPPORTED_FORMATS = {"JPEG": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
+# MPO is a JPEG with extra frames (depth, stereo) that many phone cameras write; it reads as JPEG.
+SUPPORTED_FORMATS = {"JPEG": "jpeg", "MPO": "jpeg", "PNG": "png", "WEBP": "webp", "HEIF": "heic"}
+HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1")
 DEFAULT_MAX_PIXELS = 40_000_000
 ErrorKind = Literal["unsupported", "too_large", "corrupt", "empty"]
 
@@ -48,6 +51,37 @@ class ImageInfo:
     def pixels(self) -> int:
         return self.width * self.height
 
+    def read_size(self, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[int, int] | None:
+        """The stored size `load_image` decodes this photo at, or None if it is over `max_pixels`.
+        A JPEG over the limit is decoded at 1/2, 1/4 or 1/8 (libjpeg scales while decoding, so
+        memory stays under the limit): 48 or 108 MP phone photos are read, not refused."""
+        k = _reduction(self.format, self.width, self.height, max_pixels)
+        return None if k is None else (-(-self.width // k), -(-self.height // k))
+
+
+JPEG_SCALES = (1, 2, 4, 8)
+
+
+def _reduction(fmt: str, width: int, height: int, max_pixels: int) -> int | None:
+    """The smallest k such that the photo decoded at 1/k fits `max_pixels` (only JPEG has k > 1)."""
+    for k in JPEG_SCALES if fmt == "jpeg" else (1,):
+        if -(-width // k) * -(-height // k) <= max_pixels:
+            return k
+    return None
+
+
+def _sniff(data: bytes) -> str | None:
+    """The supported format `data` starts like, from its magic bytes (None if none)."""
+    if data[:3] == b"\xff\xd8\xff":
+        return "JPEG"
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "PNG"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "WebP"
+    if data[4:8] == b"ftyp" and data[8:12] in HEIF_BRANDS:
+        return "HEIC"
+    return None
+
 
 def _open(data: bytes) -> Image.Image:
     if not data:
@@ -59,6 +93,11 @@ def _open(data: bytes) -> Image.Image:
     except Image.DecompressionBombError as exc:
         raise ImageError("too_large", f"the photo is too large: {exc}") from None
     except UnidentifiedImageError:
+        # A damaged or truncated file of a format we take is not an "unsupported format".
+        if (looks_like := _sniff(data)) is not None:
+            raise ImageError(
+                "corrupt", f"the file starts like a {looks_like} image but cannot be read: it is damaged or truncated"
+            ) from None
         raise ImageError(
             "unsupported", "not a supported image (expected JPEG, PNG, WebP or HEIC)"
         ) from None
@@ -87,6 +126,21 @@ def probe_image(data: bytes) -> ImageInfo:
         img.close()
 
 
+def _to_rgb(img: Image.Image) -> Image.Image:
+    """8-bit RGB. 16-bit greyscale (PNG "I;16", or "I" in older Pillow) is scaled down first:
+    Pillow's own `convert` clips it at 255, turning nearly every pixel white."""
+    if img.mode.startswith("I;16") or img.mode == "I":
+        wide = np.asarray(img).astype(np.int64)
+        if img.mode.startswith("I;16") or wide.max(initial=0) > 255:
+            wide = np.clip(wide, 0, 65535) >> 8
+        img = Image.fromarray(wide.astype(np.uint8), "L")
+    elif img.mode == "F":
+        flat = np.asarray(img, dtype=np.float64)
+        scale = 255.0 if np.nanmax(flat, initial=0.0) <= 1.0 else 1.0
+        img = Image.fromarray(np.clip(np.nan_to_num(flat * scale), 0, 255).astype(np.uint8), "L")
+    return img.convert("RGB")
+
+
 def load_image(data: bytes | Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> np.ndarray:
     """Decode a photo to an H×W×3 uint8 RGB array, EXIF-oriented.
 
@@ -103,7 +157,8 @@ def load_image(data: bytes | Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS
         w, h = img.size
         if w <= 0 or h <= 0:
             raise ImageError("corrupt", "the image declares no pixels")
-        if w * h > max_pixels:
+        k = _reduction(SUPPORTED_FORMATS[img.format], w, h, max_pixels)
+        if k is None:
             raise ImageError(
                 "too_large",
                 f"the photo has {w}×{h} = {w * h / 1e6:.1f} MP; the limit is {max_pixels / 1e6:.0f} MP",
@@ -111,13 +166,18 @@ def load_image(data: bytes | Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
+                if k > 1:  # a JPEG decoded at 1/k (DCT scaling); asked w//k, Pillow picks exactly k
+                    img.draft(img.mode, (max(1, w // k), max(1, h // k)))
+                reduced = img.size
                 img.load()
                 oriented = ImageOps.exif_transpose(img)
-                rgb = oriented.convert("RGB")
+                rgb = _to_rgb(oriented)
         except Image.DecompressionBombError as exc:
             raise ImageError("too_large", f"the photo is too large: {exc}") from None
         except (OSError, SyntaxError, ValueError, EOFError) as exc:
             raise ImageError("corrupt", f"the image data is damaged: {exc}") from None
+        if reduced != (-(-w // k), -(-h // k)):
+            raise ImageError("too_large", f"the photo has {w}×{h} pixels and could not be reduced to fit the limit")
         arr = np.asarray(rgb, dtype=np.uint8)
         if arr.ndim != 3 or arr.shape[2] != 3 or arr.size == 0:
             raise ImageError("corrupt", "the image decoded to no pixels")

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from api import strict_json
 from api.request_log import log_fields
 from api.schemas import ErrorBody, HandIn, ScoreResult
 from scoring import score_json
@@ -43,6 +45,11 @@ def error_location(result: dict[str, Any]) -> list[Any]:
 )
 async def score_hand(hand: HandIn, request: Request) -> Any:
     """Score one hand. Defaults: ron, East round, East seat, no dora, the preset's players."""
+    try:  # the body parsed; now refuse a key given twice (json.loads keeps the last one silently)
+        strict_json.loads(await request.body())
+    except strict_json.JsonProblem as exc:
+        error = {"type": exc.kind, "loc": ("body", *exc.loc), "msg": str(exc), "input": None}
+        raise RequestValidationError([error]) from exc
     result = score_json(hand.to_contract())
     fields = log_fields(request)
     if result.get("error"):

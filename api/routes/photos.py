@@ -1,28 +1,33 @@
 """`POST /v1/photos/read` and `POST /v1/photos/score` (CONTRACTS §4).
 
 Order of checks, cheapest first, so bad requests cost nothing: body size (413, enforced while the
-upload streams, by `api.body_limit`) → `context` (422 naming the field, incl. the rule
-set) → room in the queue (503 + Retry-After, before the photo is held in memory) → the image
-header (415 not an image we read, 422 corrupt/empty, 413 too many pixels — before any decode, so
-a decompression bomb is refused in microseconds) → a free inference slot → decode and read in a
-worker thread.
+upload streams, by `api.body_limit`) → the form's fields (422 naming an unknown or repeated one)
+→ `context` (422 naming the field, incl. the rule set) → room in the queue (503 + Retry-After,
+before the photo is held in memory) → the image header (415 not an image we read, 422
+corrupt/empty, 413 too many pixels — before any decode, so a decompression bomb is refused in
+microseconds; a JPEG over the limit is decoded at 1/2…1/8 instead) → a free inference slot →
+decode and read in a worker thread. With `keep=true` the photo is saved once decoded, before the
+read, so a photo that breaks the reader is kept too; a keep that fails is reported, never fatal.
 """
 from __future__ import annotations
 
+import itertools
 import json
+import logging
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
 
 import anyio.to_thread
-from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 
 from api.context import merge_hand, parse_context, players_for, resolve_context_rules
 from api.deps import GateDep, ReaderDep, SettingsDep
 from api.inference import Saturated
-from api.request_log import log_fields, request_id
+from api.request_log import LOGGER_NAME, log_fields, request_id
 from api.schemas import ErrorBody, ImageInfo, PhotoContext, PhotoReadResponse, PhotoScoreResponse
 from api.settings import ApiSettings
 from scoring import score_json
@@ -53,6 +58,32 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorBody, "description": "models loading, or every inference slot busy (see Retry-After)"},
 }
 
+FORM_FIELDS = ("photo", "context", "keep")
+
+
+async def check_form_fields(request: Request) -> None:
+    """Refuse unknown and repeated form fields by name. A misspelt `context` was dropped silently
+    (the hand scored without its riichi, dora, winds…), and of two photos only the last was read."""
+    form = await request.form()  # already parsed by FastAPI for the route: cached, no second read
+    errors: list[dict[str, Any]] = []
+    for key in dict.fromkeys(form.keys()):
+        count = len(form.getlist(key))
+        if key not in FORM_FIELDS:
+            errors.append({"type": "extra_forbidden", "loc": ("body", key[:100]), "input": None,
+                           "msg": f"unknown form field {key[:100]!r}; the fields are 'photo' (the image file), "
+                                  "'context' (JSON text) and 'keep'"})
+        elif count > 1:
+            what = "one photo per request" if key == "photo" else f"'{key}' once"
+            errors.append({"type": "too_many_parts", "loc": ("body", key), "input": None,
+                           "msg": f"{count} '{key}' fields in one request; send {what}"})
+    if errors and "photo" not in form:
+        errors.append({"type": "missing", "loc": ("body", "photo"), "msg": "Field required", "input": None})
+    if errors:
+        raise RequestValidationError(errors)
+
+
+FormChecked = Annotated[None, Depends(check_form_fields)]
+
 IMAGE_STATUS = {"unsupported": 415, "too_large": 413, "corrupt": 422, "empty": 422}
 
 
@@ -77,13 +108,14 @@ def _check_header(data: bytes, settings: ApiSettings) -> ImageInfo:
     except ImageError as exc:
         raise _image_error(exc) from exc
     pixels = info.width * info.height
-    if pixels > settings.max_pixels:
+    size = info.read_size(settings.max_pixels)  # a big JPEG is decoded at 1/2…1/8 (boxes are in that size)
+    if size is None:
         raise HTTPException(
             413,
             f"photo: {info.width}×{info.height} = {pixels:,} pixels is over this server's limit of "
             f"{settings.max_pixels:,} pixels; send a smaller photo",
         )
-    width, height = info.width, info.height
+    width, height = size
     if getattr(info, "orientation", 1) in (5, 6, 7, 8):  # EXIF turns it a quarter: boxes use the turned size
         width, height = height, width
     return ImageInfo(format=str(info.format).lower(), width=width, height=height)
@@ -97,18 +129,33 @@ def _busy(gate: Any, exc: Saturated, fields: dict[str, Any]) -> HTTPException:
     )
 
 
-def _keep(settings: ApiSettings, rid: str, data: bytes, info: ImageInfo, context: PhotoContext, reading: dict) -> str:
-    """Save the photo and a JSON sidecar (context + reading) under `keep_dir/YYYY-MM-DD/`."""
+def _keep_photo(settings: ApiSettings, rid: str, data: bytes, info: ImageInfo) -> Path:
+    """Save the photo under `keep_dir/YYYY-MM-DD/`, never over another one (a client that reuses
+    its X-Request-ID within a second overwrote the earlier photo)."""
     now = datetime.now(timezone.utc)
     folder = settings.photos_dir / now.strftime("%Y-%m-%d")
     folder.mkdir(parents=True, exist_ok=True)
     ext = {"jpeg": "jpg"}.get(info.format, info.format)
-    name = f"{now.strftime('%H%M%S')}-{rid}"
-    (folder / f"{name}.{ext}").write_bytes(data)
-    sidecar = {"request_id": rid, "received": now.isoformat(), "image": info.model_dump(),
+    stem = f"{now.strftime('%H%M%S')}-{rid}"
+    for n in itertools.count():
+        path = folder / (f"{stem}.{ext}" if n == 0 else f"{stem}-{n}.{ext}")
+        try:
+            with open(path, "xb") as f:
+                f.write(data)
+            return path
+        except FileExistsError:
+            continue
+    raise AssertionError("unreachable")
+
+
+def _keep_sidecar(photo: Path, rid: str, info: ImageInfo, context: PhotoContext, reading: dict | None,
+                  error: str | None = None) -> None:
+    """The JSON next to a kept photo: context and reading (or the error that stopped the read)."""
+    sidecar = {"request_id": rid, "received": datetime.now(timezone.utc).isoformat(), "image": info.model_dump(),
                "context": context.model_dump(exclude_unset=True), "reading": reading}
-    (folder / f"{name}.json").write_text(json.dumps(sidecar, ensure_ascii=False, indent=1))
-    return str(Path(folder.name) / f"{name}.{ext}")
+    if error is not None:
+        sidecar["error"] = error
+    photo.with_suffix(".json").write_text(json.dumps(sidecar, ensure_ascii=False, indent=1))
 
 
 async def _read(
@@ -128,13 +175,32 @@ async def _read(
     fields = log_fields(request)
     fields.update(image=f"{info.format} {info.width}x{info.height}", bytes=len(data))
 
+    rid = request_id(request)
+    kept: dict[str, Any] = {}  # "path" once the photo is on disk, "error" if it could not be
+
     def decode_and_read() -> tuple[Any, dict[str, float]]:
         t0 = time.perf_counter()
         image = load_image(data, max_pixels=settings.max_pixels)
         t1 = time.perf_counter()
-        reading = reader.read(image, players=players)
+        if keep:  # before the read, so a photo that makes the reader fail is kept too
+            try:
+                kept["path"] = _keep_photo(settings, rid, data, info)
+            except OSError as exc:  # the server's disk, not the client's photo: read it anyway
+                kept["error"] = f"the photo could not be kept ({type(exc).__name__}: {exc})"
+                logging.getLogger(LOGGER_NAME).error(
+                    "keep failed", exc_info=exc, extra={"fields": {"event": "keep_failed", "request_id": rid}})
+        t_read = time.perf_counter()
+        try:
+            reading = reader.read(image, players=players)
+        except Exception as exc:
+            if "path" in kept:
+                try:
+                    _keep_sidecar(kept["path"], rid, info, context, None, error=f"{type(exc).__name__}: {exc}")
+                except OSError:
+                    pass
+            raise
         t2 = time.perf_counter()
-        return reading, {"decode": (t1 - t0) * 1000, "read": (t2 - t1) * 1000}
+        return reading, {"decode": (t1 - t0) * 1000, "read": (t2 - t_read) * 1000}
 
     queued = time.perf_counter()
     try:
@@ -146,21 +212,26 @@ async def _read(
     done = time.perf_counter()
     reading_json = reading.to_json()
     timings["queue"] = max(0.0, (done - queued) * 1000 - timings["decode"] - timings["read"])
-    kept = None
-    if keep:
-        kept = await anyio.to_thread.run_sync(  # up to 20 MB of disk writes: not on the event loop
-            _keep, settings, request_id(request), data, info, context, reading_json)
-        fields["kept"] = kept
+    kept_name = keep_error = None
+    if "path" in kept:
+        kept_name = fields["kept"] = str(Path(kept["path"].parent.name) / kept["path"].name)
+        try:
+            await anyio.to_thread.run_sync(_keep_sidecar, kept["path"], rid, info, context, reading_json)
+        except OSError as exc:
+            kept["error"] = f"the photo was kept but its reading could not be ({type(exc).__name__}: {exc})"
+    if "error" in kept:
+        keep_error = fields["keep_error"] = kept["error"]
     timings["total"] = (time.perf_counter() - started) * 1000
     timings = {k: round(v, 1) for k, v in timings.items()}
     fields.update(tiles=len(reading_json.get("tiles") or []), hand=bool(reading_json.get("hand")), **{f"{k}_ms": v for k, v in timings.items()})
-    response = PhotoReadResponse(image=info, reading=reading_json, kept=kept, timings_ms=timings)
+    response = PhotoReadResponse(image=info, reading=reading_json, kept=kept_name, keep_error=keep_error,
+                                 timings_ms=timings)
     return response, context, reading
 
 
 @router.post("/read", response_model=PhotoReadResponse, responses=ERRORS, summary="Read the tiles in a photo")
 async def read_photo(
-    request: Request, photo: PhotoField, settings: SettingsDep, reader: ReaderDep, gate: GateDep,
+    request: Request, photo: PhotoField, settings: SettingsDep, reader: ReaderDep, gate: GateDep, _: FormChecked,
     context: ContextField = None, keep: KeepField = False,
 ) -> PhotoReadResponse:
     """Every tile found (box, class, confidence, candidates), the groups, and the hand (§1 tile
@@ -171,9 +242,9 @@ async def read_photo(
 
 @router.post("/score", response_model=PhotoScoreResponse, responses=ERRORS, summary="Read a photo and score the hand")
 async def score_photo(
-    request: Request, photo: PhotoField, settings: SettingsDep, reader: ReaderDep, gate: GateDep,
+    request: Request, photo: PhotoField, settings: SettingsDep, reader: ReaderDep, gate: GateDep, _: FormChecked,
     context: ContextField = None, keep: KeepField = False,
-) -> PhotoScoreResponse:
+) -> Any:
     """The reading, the §1 hand (reading + context; context wins, e.g. `win_tile`) and its §2
     score. A photo without a complete hand, or a hand the engine refuses, is still a 200: the
     reading is returned so a client can correct tiles, with `error` saying why there is no score."""
@@ -184,10 +255,13 @@ async def score_photo(
         try:
             read_hand = reading.hand_with_win(context.win_tile)
         except ValueError as exc:
-            raise RequestValidationError([{
-                "type": "win_tile_not_in_hand", "loc": ("body", "context", "win_tile"), "msg": str(exc),
-                "input": context.win_tile,
-            }]) from exc
+            if read_hand:  # a hand was read and the tile is not in it: the context is wrong (422)…
+                detail = [{"type": "win_tile_not_in_hand", "loc": ["body", "context", "win_tile"], "msg": str(exc),
+                           "input": context.win_tile}]
+                # …but the reading (a second of inference) comes back with it, to correct and rescore.
+                body = PhotoScoreResponse(**read.model_dump(), error=str(exc)).model_dump(mode="json")
+                return JSONResponse({**body, "detail": detail}, status_code=422)
+            read_hand = None  # no hand read: the same 200 as without a win_tile, saying why
     if not read_hand or not read_hand.get("concealed"):
         extra = read.reading.model_extra or {}
         message = extra.get("error") or "no complete hand could be read in the photo"

@@ -114,6 +114,42 @@ def test_non_finite_numbers_are_422_naming_the_field_not_500(client, raw, loc, e
     assert err["input"] == echo
 
 
+@pytest.mark.parametrize("raw,loc", [
+    (b'{"concealed": "123m456p789s11122z", "win_tile": "2z", "riichi": false, "riichi": true}', ["body", "riichi"]),
+    (b'{"concealed": "234m055p55z", "win_tile": "5z", "melds": [{"kind": "pon", "tiles": "777z", "tiles": "666z"}]}',
+     ["body", "melds", 0, "tiles"]),
+])
+def test_a_key_given_twice_is_422_naming_it_not_last_one_wins(client, raw, loc):
+    r = client.post("/v1/hands/score", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    (err,) = r.json()["detail"]
+    assert err["loc"] == loc and "given twice" in err["msg"]
+
+
+@pytest.mark.parametrize("raw,words", [
+    (b'{"concealed": "123m456p789s11122z", "win_tile": "2z", "id": "caf\xe9"}',  # Latin-1 é
+     "not UTF-8 text (byte 0xe9"),
+    pytest.param(b'{"concealed": "123m", "expected": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nested too deeply",
+                 id="deep-nesting"),
+])
+def test_a_body_that_cannot_be_parsed_says_why(client, raw, words):
+    """Both were a bare 'There was an error parsing the body'."""
+    r = client.post("/v1/hands/score", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    assert words in r.json()["detail"]
+
+
+@pytest.mark.parametrize("ctype", ["application/x-www-form-urlencoded", "text/plain", None])
+def test_json_sent_under_another_content_type_says_so(client, ctype):
+    """`curl -d` sends form-urlencoded: the 422 said only 'Input should be a valid dictionary'."""
+    r = client.post("/v1/hands/score", content=b'{"concealed": "123m456p789s11122z", "win_tile": "2z"}',
+                    headers={"content-type": ctype} if ctype else {})
+    assert r.status_code == 422
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["body"] and "Content-Type: application/json" in err["msg"]
+    assert f"this request's Content-Type: {ctype or 'none'}" in err["msg"]
+
+
 def test_not_json_is_422(client):
     r = client.post("/v1/hands/score", content=b"{oops", headers={"content-type": "application/json"})
     assert r.status_code == 422

@@ -20,8 +20,10 @@ from api.settings import ApiSettings
 from tests.api.conftest import FakeReader, jpeg_bytes, png_declaring, reading_json
 
 
-def post_photo(client, data: bytes, *, path="/v1/photos/read", name="hand.jpg", ctype="image/jpeg", **form):
-    return client.post(path, files={"photo": (name, data, ctype)}, data=form)
+def post_photo(client, data: bytes, *, path="/v1/photos/read", name="hand.jpg", ctype="image/jpeg", headers_id=None,
+               **form):
+    headers = {"x-request-id": headers_id} if headers_id else None
+    return client.post(path, files={"photo": (name, data, ctype)}, data=form, headers=headers)
 
 
 # ---- the happy path -----------------------------------------------------------------------------
@@ -143,10 +145,32 @@ def test_pixel_limit_message_names_the_size_and_the_limit(make_client):
                                   "1,000,000 pixels; send a smaller photo")
 
 
+def _png_bytes(width: int, height: int) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), (30, 120, 60)).save(buf, "PNG")
+    return buf.getvalue()
+
+
 def test_image_just_over_the_pixel_limit_is_413_and_under_is_read(make_client):
     client = make_client(max_pixels=64 * 48)
-    assert post_photo(client, jpeg_bytes(64, 48)).status_code == 200
-    assert post_photo(client, jpeg_bytes(65, 48)).status_code == 413
+    assert post_photo(client, _png_bytes(64, 48), ctype="image/png").status_code == 200
+    assert post_photo(client, _png_bytes(65, 48), ctype="image/png").status_code == 413
+
+
+def test_a_jpeg_over_the_pixel_limit_is_read_smaller_not_refused(make_client):
+    """A 48 MP phone JPEG (8064×6048) was a 413 at the default 40 MP limit; libjpeg decodes it at
+    1/2 as cheaply as a 12 MP one. The response's size is the one the boxes are in."""
+    reader = FakeReader()
+    client = make_client(reader, max_pixels=100_000)
+    r = post_photo(client, jpeg_bytes(640, 480))  # 307 200 pixels → read at 1/2
+    assert r.status_code == 200, r.text
+    assert r.json()["image"] == {"format": "jpeg", "width": 320, "height": 240}
+    assert reader.calls[0]["shape"] == (240, 320, 3)
+    assert post_photo(client, jpeg_bytes(3000, 2200)).status_code == 413  # over the limit even at 1/8
 
 
 @pytest.mark.parametrize("data,name,ctype", [
@@ -184,10 +208,103 @@ def test_empty_photo_is_422_naming_photo(client):
     assert "empty" in r.json()["detail"][0]["msg"]
 
 
+def test_a_phone_mpo_photo_is_read_as_jpeg(make_client):
+    """MPO (a JPEG plus a depth or stereo frame, from many phone cameras) was a 415."""
+    import io
+
+    from PIL import Image
+
+    img = Image.new("RGB", (64, 48), (30, 120, 60))
+    buf = io.BytesIO()
+    img.save(buf, "MPO", save_all=True, append_images=[img])
+    reader = FakeReader()
+    client = make_client(reader)
+    r = post_photo(client, buf.getvalue(), keep="true")
+    assert r.status_code == 200, r.text
+    assert r.json()["image"] == {"format": "jpeg", "width": 64, "height": 48}
+    assert r.json()["kept"].endswith(".jpg")
+    assert reader.calls[0]["shape"] == (48, 64, 3)
+
+
+def test_truncated_heic_is_422_damaged_not_415_unsupported(client):
+    """A damaged HEIC was told it is 'not a supported image (expected … HEIC)'."""
+    pillow_heif = pytest.importorskip("pillow_heif")
+    from PIL import Image
+    import io
+
+    buf = io.BytesIO()
+    pillow_heif.from_pillow(Image.new("RGB", (60, 40), (200, 10, 10))).save(buf, quality=95)
+    data = buf.getvalue()
+    r = post_photo(client, data[: len(data) // 2], name="IMG_0001.HEIC", ctype="image/heic")
+    assert r.status_code == 422, r.text
+    err = r.json()["detail"][0]
+    assert err["loc"] == ["body", "photo"] and "HEIC" in err["msg"] and "truncated" in err["msg"]
+
+
 def test_missing_photo_field_is_422(client):
     r = client.post("/v1/photos/read", data={"context": "{}"})
     assert r.status_code == 422
     assert r.json()["detail"][0]["loc"] == ["body", "photo"]
+
+
+def test_photo_sent_as_a_text_field_says_it_must_be_a_file(client):
+    r = client.post("/v1/photos/read", data={"photo": "IMG_0001.jpg"})
+    assert r.status_code == 422
+    err = r.json()["detail"][0]
+    assert err["loc"] == ["body", "photo"] and err["msg"] == "must be a file upload (the image), not a text field"
+
+
+# ---- the form's fields --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/v1/photos/read", "/v1/photos/score"])
+def test_a_misspelt_form_field_is_422_naming_it_not_dropped(make_client, path):
+    """`contxt` (riichi, dora, winds…) was ignored and the hand scored without it."""
+    reader = FakeReader()
+    client = make_client(reader)
+    r = post_photo(client, jpeg_bytes(), path=path, contxt='{"riichi": true}')
+    assert r.status_code == 422, r.text
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["body", "contxt"] and "unknown form field 'contxt'" in err["msg"]
+    assert reader.calls == []
+
+
+def test_the_photo_under_another_field_name_is_named(client):
+    r = client.post("/v1/photos/read", files={"image": ("a.jpg", jpeg_bytes(), "image/jpeg")})
+    assert r.status_code == 422
+    locs = [e["loc"] for e in r.json()["detail"]]
+    assert locs == [["body", "image"], ["body", "photo"]]
+
+
+@pytest.mark.parametrize("first,second", [(b"junk", None), (None, b"junk")])
+def test_two_photos_are_422_not_one_read_and_one_dropped(make_client, first, second):
+    """Only the last `photo` part was read (the first silently ignored), whichever was valid."""
+    reader = FakeReader()
+    client = make_client(reader)
+    parts = [("photo", ("a.jpg", first or jpeg_bytes(), "image/jpeg")),
+             ("photo", ("b.jpg", second or jpeg_bytes(), "image/jpeg"))]
+    r = client.post("/v1/photos/score", files=parts)
+    assert r.status_code == 422, r.text
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["body", "photo"] and "one photo per request" in err["msg"]
+    assert reader.calls == []
+
+
+def test_two_contexts_are_422_not_last_one_wins(client):
+    r = client.post("/v1/photos/score", files={"photo": ("a.jpg", jpeg_bytes(), "image/jpeg")},
+                    data={"context": ['{"win": "tsumo"}', '{"win": "ron"}']})
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["loc"] == ["body", "context"]
+
+
+def test_context_sent_as_a_file_is_named_without_dumping_the_upload(client):
+    """The 422 echoed the upload object's internals (spool, temp-file arguments)."""
+    r = client.post("/v1/photos/score", files={"photo": ("a.jpg", jpeg_bytes(), "image/jpeg"),
+                                               "context": ("ctx.json", b'{"win": "tsumo"}', "application/json")})
+    assert r.status_code == 422
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["body", "context"] and "not a file upload" in err["msg"]
+    assert err["input"] == "a file upload ('ctx.json', 16 bytes)"
 
 
 # ---- context errors -----------------------------------------------------------------------------
@@ -208,6 +325,11 @@ def test_missing_photo_field_is_422(client):
     ('{"win_tile": "5"}', ["body", "context", "win_tile"], "pattern"),
     ("NaN", ["body", "context"], "JSON object"),                     # found by the fuzz test: was a 500
     ('{"honba": Infinity}', ["body", "context", "honba"], "finite number"),
+    pytest.param("[" * 100_000 + "]" * 100_000, ["body", "context"], "nested too deeply",
+                 id="deep-nesting"),                                   # was a 500 (RecursionError)
+    ('{"win": "tsumo", "win": "ron"}', ["body", "context", "win"], "given twice"),  # was last-one-wins, silently
+    ('{"rules": {"preset": "tenhou", "kiriage": true, "kiriage": false}}', ["body", "context", "rules", "kiriage"],
+     "given twice"),
 ])
 def test_context_errors_are_422_naming_the_field(make_client, context, loc, words):
     reader = FakeReader()
@@ -352,6 +474,47 @@ def test_keep_true_saves_the_photo_and_its_reading(make_client, tmp_path):
     assert sidecar["reading"]["tiles"][0]["label"] == "1m"
 
 
+def test_a_keep_folder_that_cannot_be_written_still_returns_the_reading(make_client, tmp_path):
+    """An unwritable keep folder made every keep=true request a 500, the reading lost with it."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    client = make_client(keep_dir=blocker / "kept")
+    r = post_photo(client, jpeg_bytes(), path="/v1/photos/score", keep="true")
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["kept"] is None and "could not be kept" in body["keep_error"]
+    assert len(body["reading"]["tiles"]) == 2 and body["result"]["points"] > 0
+    assert post_photo(client, jpeg_bytes()).json()["keep_error"] is None
+
+
+def test_kept_photos_never_overwrite_each_other(make_client, tmp_path):
+    """Names were time-to-the-second + request id: a client reusing its X-Request-ID lost photos."""
+    client = make_client(keep_dir=tmp_path / "kept")
+    first, second = jpeg_bytes(64, 48), jpeg_bytes(32, 32)
+    names = [post_photo(client, data, keep="true", headers_id="same").json()["kept"] for data in (first, second)]
+    assert names[0] != names[1]
+    assert [(tmp_path / "kept" / n).read_bytes() for n in names] == [first, second]
+
+
+def test_a_photo_that_crashes_the_reader_is_still_kept(tmp_path):
+    """keep=true wrote the photo after the read: the one photo worth keeping (a reader bug) was lost."""
+    from fastapi.testclient import TestClient
+
+    from tests.api.conftest import wait_ready
+
+    app = create_app(ApiSettings(keep_dir=tmp_path / "kept"), reader_factory=lambda s: BrokenReader())
+    with TestClient(app, raise_server_exceptions=False) as client:
+        wait_ready(client)
+        data = jpeg_bytes()
+        r = client.post("/v1/photos/read", files={"photo": ("a.jpg", data, "image/jpeg")}, data={"keep": "true"},
+                        headers={"x-request-id": "crash-1"})
+        assert r.status_code == 500 and "crash-1" in r.json()["detail"]
+    (photo,) = (tmp_path / "kept").glob("*/*-crash-1.jpg")
+    assert photo.read_bytes() == data
+    sidecar = json.loads(photo.with_suffix(".json").read_text())
+    assert sidecar["reading"] is None and "layout exploded" in sidecar["error"]
+
+
 # ---- logs ---------------------------------------------------------------------------------------
 
 
@@ -392,6 +555,28 @@ def test_score_with_win_tile_override(make_client):
     bad = post_photo(client, jpeg_bytes(), path="/v1/photos/score", context='{"win_tile": "9p"}')
     assert bad.status_code == 422
     assert bad.json()["detail"][0]["loc"] == ["body", "context", "win_tile"]
+
+
+def test_a_win_tile_not_in_the_read_hand_is_422_with_the_reading_kept(make_client):
+    """The 422 dropped the reading (a second of inference): the client had nothing to correct."""
+    client = make_client()
+    r = post_photo(client, jpeg_bytes(), path="/v1/photos/score", context='{"win_tile": "9p"}')
+    assert r.status_code == 422
+    body = r.json()
+    assert body["detail"][0]["loc"] == ["body", "context", "win_tile"]
+    assert [t["label"] for t in body["reading"]["tiles"]] == ["1m", "2m"]
+    assert body["reading"]["hand"]["concealed"] == "123m456p789s11122z"
+    assert body["result"] is None and "9p" in body["error"]
+
+
+def test_a_win_tile_when_no_hand_was_read_is_the_usual_200_with_the_reading(make_client):
+    """Without win_tile this photo is a 200 (reading + why no score); with one it was a 422 and lost it."""
+    client = make_client(FakeReader(reading=reading_json(hand=None)))
+    r = post_photo(client, jpeg_bytes(), path="/v1/photos/score", context='{"win_tile": "1m"}')
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["result"] is None and "no complete hand" in body["error"]
+    assert len(body["reading"]["tiles"]) == 2
 
 
 def test_score_without_a_hand_returns_the_reading_and_says_why(make_client):

@@ -132,3 +132,89 @@ def test_pixel_limit_is_configurable():
     with pytest.raises(ImageError) as err:
         load_image(data, max_pixels=59_999)
     assert err.value.kind == "too_large" and "MP" in str(err.value)
+
+
+def test_16bit_greyscale_png_keeps_its_tones():
+    """Pillow's own convert clips 16-bit grey at 255: the photo came out almost all white."""
+    ramp = np.tile(np.linspace(0, 255, 60).astype(np.uint16), (40, 1))
+    data = _encode(Image.fromarray(ramp * 257), "PNG")
+    assert Image.open(io.BytesIO(data)).mode.startswith("I")
+    arr = load_image(data)
+    assert arr.shape == (40, 60, 3)
+    assert np.abs(arr[0, :, 0].astype(int) - ramp[0]).max() <= 1
+    assert (arr[..., 0] == arr[..., 2]).all()
+
+
+def test_mpo_phone_jpeg_reads_as_jpeg():
+    """Many phone cameras write MPO (a JPEG plus depth/stereo frames); it was refused as unsupported."""
+    img = _test_image()
+    data = _encode(img, "MPO", save_all=True, append_images=[img.transpose(Image.Transpose.FLIP_LEFT_RIGHT)])
+    assert Image.open(io.BytesIO(data)).format == "MPO"
+    info = probe_image(data)
+    assert (info.format, info.width, info.height) == ("jpeg", 60, 40)
+    arr = load_image(data)
+    assert arr.shape == (40, 60, 3)
+    assert arr[20, 5, 0] > 200 and arr[20, 55, 2] > 200  # the first frame, not the flipped one
+
+
+def _heic_bytes() -> bytes:
+    pillow_heif = pytest.importorskip("pillow_heif")
+    buf = io.BytesIO()
+    try:
+        pillow_heif.from_pillow(_test_image()).save(buf, quality=95)
+    except Exception as exc:  # encoder missing in this libheif build
+        pytest.skip(f"no HEIC encoder: {exc}")
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("make,name", [
+    (lambda: _heic_bytes()[: len(_heic_bytes()) // 2], "HEIC"),
+    (lambda: _encode(_test_image(), "JPEG")[:4], "JPEG"),
+    (lambda: _encode(_test_image(), "PNG")[:12], "PNG"),
+])
+def test_truncated_file_of_a_taken_format_is_corrupt_not_unsupported(make, name):
+    """A damaged HEIC was answered 'not a supported image (expected … HEIC)': wrong and misleading."""
+    data = make()
+    for fn in (probe_image, load_image):
+        with pytest.raises(ImageError) as err:
+            fn(data)
+        assert err.value.kind == "corrupt"
+        assert name in str(err.value) and "truncated" in str(err.value)
+
+
+@pytest.mark.parametrize("orientation,corner", [
+    (1, "green"), (2, "blue"), (3, "blue"), (4, "red"), (5, "green"), (6, "red"), (7, "blue"), (8, "blue"),
+])
+def test_every_exif_orientation(orientation, corner):
+    """The displayed top-left corner for each EXIF orientation (green marks the stored top-left)."""
+    arr = np.asarray(_test_image()).copy()
+    arr[:10, :15] = (0, 255, 0)
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    data = _encode(Image.fromarray(arr), "PNG", exif=exif.tobytes())
+    out = load_image(data)
+    assert out.shape == ((60, 40, 3) if orientation >= 5 else (40, 60, 3))
+    rgb = {"red": (255, 0, 0), "green": (0, 255, 0), "blue": (0, 0, 255)}[corner]
+    assert tuple(out[0, 0]) == rgb
+
+
+def test_a_jpeg_over_the_pixel_limit_is_decoded_at_a_reduced_scale():
+    """Refused before (a 48 MP phone photo at the 40 MP default); libjpeg scales while decoding."""
+    data = _encode(_test_image(600, 400), "JPEG", quality=95)
+    info = probe_image(data)
+    assert info.read_size(240_000) == (600, 400)
+    assert info.read_size(100_000) == (300, 200)
+    assert info.read_size(3_750) == (75, 50)
+    assert info.read_size(3_749) is None
+    arr = load_image(data, max_pixels=100_000)
+    assert arr.shape == (200, 300, 3)
+    assert arr[100, 10, 0] > 200 and arr[100, 290, 2] > 200
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    turned = load_image(_encode(_test_image(600, 400), "JPEG", exif=exif.tobytes()), max_pixels=100_000)
+    assert turned.shape == (300, 200, 3)
+    with pytest.raises(ImageError) as err:
+        load_image(data, max_pixels=3_749)
+    assert err.value.kind == "too_large"
+    png = _encode(_test_image(600, 400), "PNG")
+    assert probe_image(png).read_size(100_000) is None  # only JPEG can be decoded smaller
