@@ -530,6 +530,9 @@ class Hand:
                 raise HandError("rinshan kaihou is a win by tsumo on the replacement tile", "rinshan")
             if self.rinshan and not self.meld_shape[4] and not self.nukidora:
                 raise HandError("rinshan kaihou needs a kan (or, in 3-player, a set-aside north)", "rinshan")
+            if self.rinshan and self.ippatsu:  # 003: a kan (暗カンを含む) ends ippatsu; 002 (12): so does a north
+                raise HandError("ippatsu and rinshan kaihou cannot combine: the kan (or north set aside) that gave the "
+                                "replacement tile ended the ippatsu", "ippatsu")
             if self.chankan and tsumo:
                 raise HandError("chankan (robbing a kan) is a win by ron", "chankan")
             if self.haitei and not tsumo:

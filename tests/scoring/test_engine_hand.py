@@ -96,6 +96,8 @@ def test_impossible_melds(meld, field, words):
     ({"ippatsu": True, "riichi": False}, "ippatsu", "needs riichi"),
     ({"rinshan": True, "win": "tsumo"}, "rinshan", "needs a kan"),
     ({"rinshan": True}, "rinshan", "tsumo"),
+    ({"rinshan": True, "ippatsu": True, "riichi": True, "win": "tsumo", "concealed": "123m456p11z234m",
+      "melds": [{"kind": "ankan", "tiles": "5555z"}]}, "ippatsu", "kan"),
     ({"chankan": True, "win": "tsumo"}, "chankan", "ron"),
     ({"haitei": True}, "haitei", "tsumo"),
     ({"houtei": True, "win": "tsumo"}, "houtei", "ron"),
