@@ -45,6 +45,20 @@ def atomic_write(path: Path, data: bytes) -> None:
         pass  # some filesystems cannot fsync a directory; the rename is still atomic
 
 
+class OtherRunCheckpoint(Exception):
+    """The folder holds the checkpoint of a run with other videos or settings (see `Checkpoint.open`)."""
+
+
+# Fingerprint keys as a user would name them.
+_WHAT = {"videos": "videos (or video files changed since)", "sample_fps": "--fps", "chunk_s": "--chunk",
+         "gate": "frame gate", "scan": "tsumo version", "reader": "models or player count"}
+
+
+def _differences(old: dict, new: dict) -> str:
+    keys = [k for k in new if old.get(k) != new.get(k)] + [k for k in old if k not in new]
+    return ", ".join(dict.fromkeys(_WHAT.get(k, k) for k in keys)) or "format"
+
+
 class Checkpoint:
     def __init__(self, out_dir: Path, fingerprint: dict):
         self.path = Path(out_dir) / FILENAME
@@ -53,16 +67,28 @@ class Checkpoint:
         self.events: dict[int, list[dict]] = {}
 
     @classmethod
-    def open(cls, out_dir: Path, fingerprint: dict) -> tuple["Checkpoint", str | None]:
-        """Resume from a matching checkpoint, else start empty. Returns (checkpoint, note)."""
+    def open(cls, out_dir: Path, fingerprint: dict, *,
+             keep_other: bool = False) -> tuple["Checkpoint", str | None]:
+        """Resume from a matching checkpoint, else start empty. Returns (checkpoint, note).
+        With `keep_other`, a checkpoint of another run raises `OtherRunCheckpoint` instead of
+        being overwritten: its finished chunks may be hours of work."""
         cp = cls(out_dir, fingerprint)
         if not cp.path.exists():
             return cp, None
         try:
             data = json.loads(cp.path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
         except (OSError, ValueError) as exc:
             return cp, f"ignoring unreadable checkpoint {cp.path} ({exc}); starting over"
         if data.get("version") != VERSION or data.get("fingerprint") != fingerprint:
+            if keep_other:
+                n = len(data.get("chunks") or [])
+                other = data.get("fingerprint") if isinstance(data.get("fingerprint"), dict) else {}
+                raise OtherRunCheckpoint(
+                    f"{cp.path} holds {n} finished chunk{'s' * (n != 1)} of a run with other "
+                    f"{_differences(other, fingerprint)}; rerun with the same videos and settings to resume "
+                    f"it, add --restart to discard it, or write this report to another folder")
             return cp, f"checkpoint {cp.path} is from a run with other videos or settings; starting over"
         for c in data.get("chunks", []):
             r = ChunkResult.from_json(c)

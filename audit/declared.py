@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,11 +72,15 @@ def parse_time(text: str) -> float:
         values = [float(p) for p in parts]
     except ValueError:
         raise ValueError(f"not a time: {text!r} (seconds, m:ss or h:mm:ss)") from None
+    if not all(math.isfinite(v) for v in values):  # "nan" would put NaN in report.json
+        raise ValueError(f"not a time: {text!r} (seconds, m:ss or h:mm:ss)")
     seconds = 0.0
     for v in values:
         seconds = seconds * 60 + v
     if seconds < 0 or any(v < 0 for v in values):
         raise ValueError(f"negative time: {text!r}")
+    if any(v >= 60 for v in values[1:]):  # "1:75" is a typo, not 2:15
+        raise ValueError(f"not a time: {text!r} (minutes and seconds after a ':' are below 60)")
     return seconds
 
 

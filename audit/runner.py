@@ -18,7 +18,7 @@ from typing import Callable, Iterator, TextIO
 
 import cv2
 
-from audit.checkpoint import Checkpoint, atomic_write
+from audit.checkpoint import Checkpoint, OtherRunCheckpoint, atomic_write
 from audit.declared import DeclaredSet, match_declared, verdict
 from audit.events import Event, EventParams, detect_events
 from audit.progress import Progress
@@ -32,6 +32,10 @@ ReaderFactory = Callable[[], FrameReader]  # picklable; called once per worker p
 
 class AuditError(RuntimeError):
     """The job cannot run as asked (e.g. Ray unavailable or unreachable): a message for people."""
+
+
+class CheckpointConflict(AuditError):
+    """REPORT_DIR holds another run's checkpoint and `keep_other_checkpoint` forbids replacing it."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class AuditOptions:
     context: dict = field(default_factory=dict)       # scoring defaults (CONTRACTS §1 keys, no tiles)
     declared: DeclaredSet | None = None
     frame_width: int = 1280                          # saved annotated frames are at most this wide
+    keep_other_checkpoint: bool = False              # refuse (AuditError) to overwrite another run's checkpoint
 
 
 def plan_chunks(video: int, info: VideoInfo, sample_fps: float, chunk_s: float) -> list[Chunk]:
@@ -258,7 +263,10 @@ def run_audit(videos: list[str], out_dir: Path, factory: ReaderFactory,
             return memo[key]
         return fuse
 
-    cp, note = Checkpoint.open(out_dir, fingerprint)
+    try:
+        cp, note = Checkpoint.open(out_dir, fingerprint, keep_other=options.keep_other_checkpoint)
+    except OtherRunCheckpoint as exc:
+        raise CheckpointConflict(str(exc)) from None
     if note:
         print(f"tsumo audit: {note}", file=stream)
 

@@ -72,6 +72,21 @@ def _open(path: str | Path) -> cv2.VideoCapture:
 
 def probe_video(path: str | Path) -> VideoInfo:
     """Read the header: frame rate, frame count, size. Raises VideoError if unusable."""
+    still = VideoError("unreadable", f"{path}: a still image, not a video "
+                                     "(to score a photo of a hand, use `tsumo score`)")
+    try:
+        info = _probe(path)
+    except VideoError as exc:
+        # OpenCV opens a photo as a "video" of one frame, or of none: say what the file really is
+        if exc.kind == "unreadable" and Path(path).is_file() and cv2.haveImageReader(str(path)):
+            raise still from None
+        raise
+    if info.frame_count <= 1 and cv2.haveImageReader(str(path)):
+        raise still
+    return info
+
+
+def _probe(path: str | Path) -> VideoInfo:
     cap = _open(path)
     try:
         fps = float(cap.get(cv2.CAP_PROP_FPS) or 0.0)
@@ -94,6 +109,8 @@ def sample_indices(info: VideoInfo, sample_fps: float) -> list[int]:
     """Frame indices nearest to the times 0, 1/sample_fps, 2/sample_fps, … (no duplicates)."""
     if sample_fps <= 0:
         raise ValueError("sample_fps must be positive")
+    if sample_fps >= info.fps:  # every frame (what the loop gives, without k running to fps × frames)
+        return list(range(info.frame_count))
     out: list[int] = []
     k = 0
     while True:

@@ -4,12 +4,14 @@ Each sub-command lives in its own module under `tsumo/commands/` and exposes
 `register(subparsers)`; that module's `run(args) -> int` does the work. Heavy imports
 (onnxruntime, FastAPI, OpenCV) happen inside `run`, so `tsumo hand …` starts fast.
 
-Exit codes: 0 success, 2 bad input (with a message on stderr), 1 unexpected failure.
+Exit codes: 0 success, 2 bad input (with a message on stderr), 1 unexpected failure,
+130 interrupted, 141 output closed early (`tsumo … | head -1`).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # Sub-command modules, in the order `tsumo --help` lists them.
@@ -53,6 +55,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _output_closed()
+
+
+def _output_closed() -> int:
+    """The reader of stdout went away (`| head -1`, which wanted no more): exit quietly like a
+    SIGPIPE-killed program (141, as `cat` does), with stdout pointed at /dev/null so the flush at
+    exit raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # stdout is no real file (tests capture it)
+        pass
+    return 141
 
 
 if __name__ == "__main__":

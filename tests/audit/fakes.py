@@ -107,3 +107,27 @@ def fake_score(hand: dict) -> dict:
     pts = 1000 * code + (500 if hand.get("win") == "tsumo" else 0)
     return {"han": code, "fu": 30, "yakuman": 0, "limit": None, "points": pts, "payments": {"discarder": pts},
             "total": pts + 300 * hand.get("honba", 0), "yaku": [{"name": "fake", "han": code}], "error": None}
+
+
+@dataclass(frozen=True)
+class DyingReaderFactory:
+    """A worker process that dies (as if killed for memory) on reaching `die_at_s` of the video."""
+
+    die_at_s: float
+    identity: str = "barcode/1"
+
+    def __call__(self) -> BarcodeReader:
+        return _DyingReader(self.die_at_s)
+
+
+class _DyingReader(BarcodeReader):
+    def __init__(self, die_at_s: float):
+        super().__init__()
+        self.die_at_s = die_at_s
+
+    def read(self, frame: Frame) -> FrameReading:
+        if frame.t >= self.die_at_s:
+            import os
+
+            os._exit(9)
+        return super().read(frame)

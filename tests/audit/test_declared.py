@@ -78,6 +78,13 @@ def test_tiles_and_times():
     assert parse_time("12.5") == 12.5
 
 
+@pytest.mark.parametrize("text", ["nan", "inf", "1:nan", "1:75", "0:60:00", "99:99:99"])
+def test_impossible_times_are_refused(text):
+    """'nan' put NaN (invalid JSON) into report.json; '1:75' is a typo, not 2:15."""
+    with pytest.raises(ValueError, match="not a time"):
+        parse_time(text)
+
+
 def ev(a, b):
     return Event(a, b, {"concealed": "x"}, None, 0.9, 1.0, 3, 0, a)
 

@@ -83,3 +83,13 @@ def test_corrupt_middle_of_mp4_stops_with_error(counting_video, tmp_path):
         for f in read_frames(info, sample_indices(info, 2.0)):
             got.append(f.index)
     assert got and got[-1] < 250 and exc.value.at_s < 25
+
+
+def test_sampling_faster_than_the_video_takes_every_frame_at_once():
+    """--fps 1e9 stepped k up to 1e9 × duration before giving every frame: a hang."""
+    from audit.video import VideoInfo
+
+    info = VideoInfo("x.mp4", 30.0, 18_000, 64, 48)  # ten minutes
+    assert sample_indices(info, 1e9) == list(range(18_000))
+    assert sample_indices(info, 30.0) == list(range(18_000))
+    assert sample_indices(VideoInfo("x.mp4", 10.0, 50, 64, 48), 25.0) == list(range(50))

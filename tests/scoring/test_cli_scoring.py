@@ -238,6 +238,25 @@ def test_batch_missing_input_is_a_usage_error(tmp_path, capsys):
     assert code == 2 and "cannot read" in err
 
 
+def test_batch_refuses_to_overwrite_its_input(tmp_path, capsys):
+    """`-o` onto the input emptied it before a line was read, then reported 0 lines and exit 0."""
+    src = tmp_path / "hands.jsonl"
+    text = '{"concealed": "%s", "win_tile": "2z", "riichi": true}\n' % HAND
+    src.write_text(text)
+    code, out, err = run_cli(capsys, "batch", str(src), "-o", str(tmp_path / "." / "hands.jsonl"))
+    assert code == 2 and "is the input file" in err
+    assert src.read_text() == text
+
+
+def test_batch_unknown_default_rules_fail_before_scoring(tmp_path, capsys):
+    """A typo in --rules made every line the same error, with exit 0."""
+    src = tmp_path / "hands.jsonl"
+    src.write_text('{"concealed": "%s", "win_tile": "2z", "riichi": true}\n' % HAND)
+    code, out, err = run_cli(capsys, "batch", str(src), "--rules", "tenhuo")
+    assert code == 2 and out == ""
+    assert err.startswith("tsumo: error: --rules: unknown rule set 'tenhuo'")
+
+
 # ---------------------------------------------------------------- tsumo rules
 
 def test_rules_lists_every_preset_with_players_and_summary(capsys):
@@ -290,3 +309,14 @@ def test_installed_entry_point_end_to_end(tmp_path):
     batch = subprocess.run([sys.executable, "-m", "tsumo", "batch", str(src)], capture_output=True, text=True,
                            timeout=60)
     assert batch.returncode == 0 and len(batch.stdout.splitlines()) == 2 and "1 error" in batch.stderr
+
+
+@pytest.mark.parametrize("argv", [["rules"], ["hand", HAND, "--riichi"], ["hand", HAND, "--riichi", "--json"]])
+def test_output_closed_early_is_no_traceback(argv):
+    """`tsumo … | head -1`: the reader goes away; exit 141 quietly (as `cat` does), not a traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "tsumo", *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()  # before the command writes anything
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 141
+    assert err == ""

@@ -156,3 +156,103 @@ def test_make_demo_scores_the_example(repo_dir, tmp_path, capsys):
     assert "read: 2m 3m 4m 0p 6p 7p 1z 1z 5s 5s | 5s | 7z 7z- 7z" in text
     assert "2700" in text
     assert cv2.imread(str(out)) is not None
+
+
+def test_unreadable_photo_paths(tmp_path, capsys):
+    """Every way `open` can fail is a message naming the path, never a traceback."""
+    (tmp_path / "notes.txt").write_text("notes")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    for path, message in [(tmp_path / "notes.txt" / "x.jpg", "cannot read it (Not a directory)"),
+                          (tmp_path / "loop", "cannot read it (Too many levels of symbolic links)"),
+                          (tmp_path / ("a" * 300 + ".jpg"), "cannot read it (File name too long)")]:
+        assert main(["score", str(path)]) == 2
+        assert f"{path}: {message}" in capsys.readouterr().err
+
+
+def test_a_huge_file_is_refused_without_reading_it_all(tmp_path, capsys, monkeypatch):
+    """`tsumo score game.mp4`: a video read whole into memory only to be called 'not an image'."""
+    monkeypatch.setattr("tsumo.commands.read.MAX_PHOTO_BYTES", 1000)
+    big = tmp_path / "game.mp4"
+    big.write_bytes(b"\0" * 5000)
+    assert main(["score", str(big)]) == 2
+    assert "too large for a photo" in capsys.readouterr().err
+
+
+def _no_reading(args):
+    raise AssertionError("the photo must not be read")
+
+
+@pytest.mark.parametrize("command", ["score", "read"])
+@pytest.mark.parametrize("target, message", [
+    ("out.txt", "cannot write .txt images"),
+    ("out", "needs an image extension"),
+    ("folder", "is a folder"),
+    ("nowhere/out.jpg", "does not exist"),
+    ("hand.png", "is the photo itself"),
+])
+def test_annotate_target_is_checked_before_reading(tmp_path, capsys, monkeypatch, command, target, message):
+    """A bad --annotate was an OpenCV traceback after the slow reading, or overwrote the photo."""
+    monkeypatch.setattr(f"tsumo.commands.{command}.make_reader", _no_reading)
+    photo = tmp_path / "hand.png"
+    cv2.imwrite(str(photo), np.zeros((40, 60, 3), np.uint8))
+    before = photo.read_bytes()
+    (tmp_path / "folder").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main([command, "hand.png", "--annotate", target]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tsumo: error: --annotate {target}: ") and message in err
+    assert photo.read_bytes() == before
+
+
+def test_failed_annotation_keeps_the_score(tmp_path, capsys, oracle, monkeypatch):
+    """The annotated copy cannot be written (disk full…): the score is still printed, exit 2."""
+    seq = "2m 3m 4m 6p 7p 8p 1z 1z 5s 5s | 5s | 7z 7z- 7z"
+    path, oracle["labels"] = _render(tmp_path, seq, 2)
+    monkeypatch.setattr(cv2, "imwrite", lambda *a, **k: False)
+    assert main(["score", str(path), "--tsumo", "--annotate", str(tmp_path / "a.jpg")]) == 2
+    out, err = capsys.readouterr()
+    assert "winner collects" in out and "cannot write the annotated photo" in err
+
+
+def test_broken_model_files_are_a_clear_error(tmp_path, capsys):
+    for name in ("tile_detector.onnx", "tile_classifier.onnx"):
+        (tmp_path / name).write_text("not a model")
+    path, _ = _render(tmp_path, "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z", 1)
+    assert main(["read", str(path), "--models", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tsumo: error: cannot load the models in {tmp_path}: ")
+
+
+def test_bad_rules_fail_before_reading_even_with_players(tmp_path, capsys, monkeypatch):
+    """With --players the rules were not resolved until after the (slow) reading."""
+    monkeypatch.setattr("tsumo.commands.score.make_reader", _no_reading)
+    missing = str(tmp_path / "x.jpg")
+    assert main(["score", missing, "--players", "4", "--rule", "kiriage=maybe"]) == 2
+    assert "--rule: rules.kiriage: expected true or false" in capsys.readouterr().err
+    assert main(["score", missing, "--players", "4", "--rules", "sanma"]) == 2
+    assert "--players 4: the rule set 'sanma' is for 3 players" in capsys.readouterr().err
+
+
+def test_score_json_names_the_reading_when_win_is_wrong(tmp_path, capsys, oracle):
+    """--json promised one JSON object; a wrong --win printed nothing on stdout."""
+    seq = "0m 6m 7m 8m 8m 2s 3s 4s 0s 6s 5p 6p 7p"
+    path, oracle["labels"] = _render(tmp_path, seq, 3)
+    assert main(["score", str(path), "--win", "9p", "--json"]) == 2
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["reading"]["sequence"] == seq and data["hand"] is None and data["result"] is None
+    assert "--win 9p" in err
+
+
+def test_eval_photos_survives_a_damaged_photo(tmp_path, capsys, oracle):
+    """One damaged photo stopped the run: the figures for every photo read before it were lost."""
+    seq = "1m 2m 3m 4p 5p 6p 7s 8s 9s 1z 1z 5z 5z | 5z"
+    path, oracle["labels"] = _render(tmp_path, seq, 5)
+    (tmp_path / "bad.jpg").write_bytes(path.read_bytes()[:2000])
+    (tmp_path / "labels.jsonl").write_text(
+        "".join(json.dumps({"image": name, "sequence": seq}) + "\n" for name in ("bad.jpg", path.name)))
+    assert main(["eval-photos", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    summary = json.loads(out.strip().splitlines()[-1])
+    assert summary["photos"] == 1 and summary["exact_photos"] == 1 and summary["unreadable"] == ["bad.jpg"]
+    assert "bad.jpg" in err

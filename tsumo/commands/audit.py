@@ -1,13 +1,16 @@
 """`tsumo audit VIDEO… -o REPORT_DIR`: find every revealed winning hand in recorded footage,
 read and score it, and (with `--declared`) check the points the table declared.
 
-See docs/audit.md. Exit codes: 0 done, 2 bad input (bad flag or declared file: nothing is run;
-a broken video: the report is still written, with that video's `error` and its events so far),
-130 interrupted (rerun the same command to resume).
+See docs/audit.md. Exit codes: 0 done, 2 bad input (bad flag, declared file, report folder, or
+REPORT_DIR holding the checkpoint of a run with other videos or settings: nothing is run; a broken
+video: the report is still written, with that video's `error` and its events so far), 1 a failure
+during the run (disk full, a worker killed: finished chunks stay in the checkpoint), 130
+interrupted (rerun the same command to resume).
 """
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -22,6 +25,8 @@ def _positive_float(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not v > 0:
         raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    if not math.isfinite(v):  # --fps inf never finished planning; --chunk inf crashed
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
     return v
 
 
@@ -41,7 +46,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--chunk", type=_positive_float, default=30.0, metavar="SECONDS",
                    help="video seconds per work unit and checkpoint step (default 30)")
     p.add_argument("--models", metavar="DIR", help="folder with tile_detector.onnx and tile_classifier.onnx")
-    p.add_argument("--restart", action="store_true", help="ignore an existing checkpoint and start over")
+    p.add_argument("--restart", action="store_true",
+                   help="discard an existing checkpoint and start over (needed when it is from a run "
+                        "with other videos or settings)")
     p.add_argument("--no-progress", action="store_true", help="no progress line on stderr")
     g = p.add_argument_group("scoring context (defaults for every win; a --declared row overrides them)")
     add_context_flags(g, "who dealt in (ron)", unset=True)
@@ -62,9 +69,11 @@ def _check_rules(name: "str | dict", where: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    from concurrent.futures.process import BrokenProcessPool
+
     from audit.checkpoint import FILENAME
     from audit.declared import DeclaredError, load_declared
-    from audit.runner import AuditError, AuditOptions, PipelineReaderFactory, run_audit
+    from audit.runner import AuditError, AuditOptions, CheckpointConflict, PipelineReaderFactory, run_audit
 
     if args.ray and Path(args.ray).is_file():  # `--ray VIDEO …`: the optional ADDRESS swallowed a video
         args.videos.insert(0, args.ray)
@@ -72,7 +81,11 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     context = context_from_args(args, only_given=True)
-    players = args.players or _check_rules(context["rules"], "--rules")
+    rules_players = _check_rules(context["rules"], "--rule" if isinstance(context["rules"], dict) else "--rules")
+    if args.players and args.players != rules_players and not args.declared:
+        # every win would score as an error (rows of a --declared file may name their own rules)
+        raise UsageError(f"--players {args.players}: the rule set {args.rules!r} is for {rules_players} players")
+    players = args.players or rules_players
     declared = None
     if args.declared:
         try:
@@ -85,31 +98,65 @@ def run(args: argparse.Namespace) -> int:
     models = Path(args.models) if args.models else None
     if models is not None and not models.is_dir():
         raise UsageError(f"--models: {models} is not a folder")
+    if not args.out.strip():  # `-o "$UNSET"` would scatter the report over the current folder
+        raise UsageError("-o: empty folder name")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"-o: {out} exists and is not a folder")
-    if args.restart and (out / FILENAME).exists():
-        (out / FILENAME).unlink()
 
     options = AuditOptions(sample_fps=args.fps, chunk_s=args.chunk, workers=args.workers,
                            ray=args.ray is not None, ray_address=args.ray or None,
-                           context=context, declared=declared)
+                           context=context, declared=declared, keep_other_checkpoint=True)
     factory = PipelineReaderFactory(str(models) if models else None, threads=1, players=players)
     try:
-        report = run_audit(list(args.videos), out, factory, options, progress=not args.no_progress)
+        reader = factory()  # the run needs one here anyway; a broken model fails before any work
     except FileNotFoundError as exc:  # a model file missing
         raise UsageError(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types for a broken model file
+        where = models or "the shipped models/ folder"
+        raise UsageError(f"cannot load the models in {where}: {str(exc).strip() or type(exc).__name__}") from None
+    _check_writable(out)
+    if args.restart and (out / FILENAME).exists():
+        (out / FILENAME).unlink()
+    try:
+        report = run_audit(list(args.videos), out, factory, options, progress=not args.no_progress,
+                           reader=reader)
+    except CheckpointConflict as exc:
+        raise UsageError(str(exc)) from None
     except AuditError as exc:
-        raise UsageError(f"{exc} (finished chunks are kept in {out / FILENAME})") from None
+        raise UsageError(f"{exc} (finished chunks are kept in {out / FILENAME})"
+                         if (out / FILENAME).exists() else str(exc)) from None
     except KeyboardInterrupt:
         print(f"tsumo audit: interrupted; rerun the same command to resume from {out / FILENAME}",
               file=sys.stderr)
         return 130
+    except (OSError, BrokenProcessPool) as exc:  # a full disk, a worker killed (out of memory?)…
+        what = ("a worker process died (out of memory?)" if isinstance(exc, BrokenProcessPool)
+                else f"cannot write {exc.filename or out}: {exc.strerror or exc}")
+        kept = (f"; finished chunks are kept in {out / FILENAME}, rerun the same command to resume"
+                if (out / FILENAME).exists() else "")
+        print(f"tsumo: error: {what}{kept}", file=sys.stderr)
+        return 1
     _print_summary(report.to_json(), out)
     for v in report.videos:
         if v.error:
-            print(f"tsumo: error: {v.error} (events found before it are in the report)", file=sys.stderr)
+            n = len(v.events)
+            kept = (f" ({n} event{'s' * (n != 1)} found before it {'are' if n != 1 else 'is'} in the report)"
+                    if n else "")
+            print(f"tsumo: error: {v.error}{kept}", file=sys.stderr)
     return 2 if report.errors else 0
+
+
+def _check_writable(out: Path) -> None:
+    """Make the report folder and try a file in it, so a bad -o fails before any video is read."""
+    import tempfile
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        raise UsageError(f"-o {out}: cannot write there ({exc.strerror or exc})") from None
 
 
 def _print_summary(data: dict, out: Path) -> None:
@@ -127,4 +174,6 @@ def _print_summary(data: dict, out: Path) -> None:
                   f"  (confidence {e['confidence']:.2f}){verdict}")
         for u in v.get("unmatched_declared", []):
             print(f"  declared line {u['line']} ({u['points']} points): {u['reason']}")
+    for u in data.get("unmatched_declared", []):  # rows for no video given: a typo in the name?
+        print(f"declared line {u['line']} ({u['points']} points): {u['reason']}, not checked")
     print(f"report: {out / 'report.html'}  ({out / 'report.json'}, {out / 'report.csv'})")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from typing import IO, Any, Callable, Iterable, Iterator
@@ -132,9 +133,26 @@ def _count_lines(path: str) -> int | None:
         return None
 
 
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # the output does not exist yet
+        return False
+
+
 def run(args: argparse.Namespace) -> int:
     from scoring import score_json
+    from scoring.errors import HandError
+    from scoring.rules import resolve_rules
 
+    if args.rules is not None:  # a bad default would turn every line into the same error
+        try:
+            resolve_rules(args.rules)
+        except HandError as exc:
+            raise UsageError(f"--rules: {exc.message}") from None
+    if args.input != "-" and args.output != "-" and _same_file(args.input, args.output):
+        # opening the output would empty the input before a line of it is read
+        raise UsageError(f"-o {args.output} is the input file: write the results to another file")
     total = None
     if args.input == "-":
         source = sys.stdin

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -64,14 +65,23 @@ def run(args: argparse.Namespace) -> int:
     from vision.sequence import compare
 
     labels = load_labels(args.dir)
-    reader = make_reader(args)
     if args.annotate:
-        args.annotate.mkdir(parents=True, exist_ok=True)
+        try:
+            args.annotate.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file of that name, or a path through one
+            raise UsageError(f"--annotate {args.annotate}: cannot make that folder ({exc.strerror or exc})") from None
+    reader = make_reader(args)
     matched = columns = exact = 0
     per_photo = []
     times = []
+    unreadable = []
     for obj in labels:
-        image = load_photo(args.dir / obj["image"])
+        try:
+            image = load_photo(args.dir / obj["image"])
+        except UsageError as exc:  # one damaged photo must not cost the measurement of the others
+            print(f"tsumo: error: {exc}", file=sys.stderr)
+            unreadable.append(obj["image"])
+            continue
         t0 = time.perf_counter()
         reading = reader.read(image, players=args.players)
         times.append((time.perf_counter() - t0) * 1000)
@@ -89,7 +99,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"  truth: {obj['sequence']}")
         if args.annotate:
             write_annotated(args.annotate / (Path(obj["image"]).stem + ".annotated.jpg"), image, reading)
-    n = len(labels)
+    n = len(per_photo)
+    if not n:
+        raise UsageError(f"{args.dir}: none of the {len(labels)} photos could be read")
     summary = {
         "photos": n,
         "tile_accuracy": round(matched / columns, 4) if columns else 1.0,
@@ -99,8 +111,12 @@ def run(args: argparse.Namespace) -> int:
         "tiles_aligned": columns,
         "median_ms": round(sorted(times)[n // 2], 1),
         "per_photo": per_photo,
+        "unreadable": unreadable,  # not counted in the figures above
     }
     print(f"tile accuracy {summary['tile_accuracy']:.1%} ({matched}/{columns} aligned tiles), "
           f"exact {exact}/{n} photos ({summary['exact']:.0%})")
+    if unreadable:
+        print(f"{len(unreadable)} photo{'s' * (len(unreadable) != 1)} could not be read and "
+              f"{'are' if len(unreadable) != 1 else 'is'} not counted: {', '.join(unreadable)}")
     print(json.dumps(summary, ensure_ascii=False))
-    return 0
+    return 2 if unreadable else 0

@@ -33,18 +33,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+# Far above any phone photo (the HTTP API takes 20 MiB): a bigger file is a video or a mistake,
+# and reading it whole just to say "not an image" could exhaust the memory.
+MAX_PHOTO_BYTES = 256 * 1024 * 1024
+
+
 def load_photo(path: Path):
     """The photo as an RGB array, or a `UsageError` that says what is wrong with the file."""
     from vision.io import ImageError, load_image
 
     try:
-        return load_image(path)
+        with open(path, "rb") as f:
+            data = f.read(MAX_PHOTO_BYTES + 1)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise UsageError(f"{path}: is a folder, not a photo") from None
     except PermissionError:
         raise UsageError(f"{path}: not allowed to read it") from None
+    except OSError as exc:  # a path through a file, a symlink loop, a name too long, an I/O error
+        raise UsageError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if len(data) > MAX_PHOTO_BYTES:
+        raise UsageError(f"{path}: more than {MAX_PHOTO_BYTES // 2**20} MB, too large for a photo "
+                         "(for game footage, use `tsumo audit`)")
+    try:
+        return load_image(data)
     except ImageError as exc:
         raise UsageError(f"{path}: {exc}") from None
 
@@ -58,6 +71,26 @@ def make_reader(args: argparse.Namespace):
         return PhotoReader(models_dir=args.models, threads=args.threads)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types for a broken model file
+        where = args.models or "the shipped models/ folder"
+        raise UsageError(f"cannot load the models in {where}: {str(exc).strip() or type(exc).__name__}") from None
+
+
+def check_annotate_path(path: Path, photo: Path | None = None) -> None:
+    """Refuse an --annotate path that cannot be written, before the (slow) reading: a missing
+    folder, an extension OpenCV has no writer for, a folder, or the photo itself."""
+    import cv2
+
+    if path.is_dir():
+        raise UsageError(f"--annotate {path}: is a folder; give a file name such as hand.annotated.jpg")
+    if not path.parent.is_dir():
+        raise UsageError(f"--annotate {path}: the folder {path.parent} does not exist")
+    if not path.suffix:
+        raise UsageError(f"--annotate {path}: needs an image extension (.jpg, .png or .webp)")
+    if not cv2.haveImageWriter(str(path)):
+        raise UsageError(f"--annotate {path}: cannot write {path.suffix} images; use .jpg, .png or .webp")
+    if photo is not None and path.exists() and path.resolve() == Path(photo).resolve():
+        raise UsageError(f"--annotate {path}: is the photo itself; write the annotated copy to another file")
 
 
 def write_annotated(path: Path, image, reading) -> None:
@@ -66,8 +99,12 @@ def write_annotated(path: Path, image, reading) -> None:
     from vision.annotate import annotate
 
     out = annotate(image, reading)
-    if not cv2.imwrite(str(path), cv2.cvtColor(out, cv2.COLOR_RGB2BGR)):
-        raise UsageError(f"{path}: cannot write the annotated photo (unknown extension or folder?)")
+    try:
+        ok = cv2.imwrite(str(path), cv2.cvtColor(out, cv2.COLOR_RGB2BGR))
+    except cv2.error:
+        ok = False
+    if not ok:
+        raise UsageError(f"{path}: cannot write the annotated photo there")
 
 
 def describe_reading(reading: Any) -> str:
@@ -98,15 +135,17 @@ def describe_reading(reading: Any) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.annotate:
+        check_annotate_path(args.annotate, args.photo)
     image = load_photo(args.photo)
     reader = make_reader(args)
     reading = reader.read(image, players=args.players)
-    if args.annotate:
-        write_annotated(args.annotate, image, reading)
     if args.json:
         print(json.dumps(reading.to_json(), ensure_ascii=False))
     else:
         print(describe_reading(reading))
+    if args.annotate:  # after the reading is out: a failed write must not lose it
+        write_annotated(args.annotate, image, reading)
     if reading.error_code in ("no_tiles", "no_hand"):
         print(f"tsumo: error: {reading.error}", file=sys.stderr)
         return 2

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from tsumo.cli import UsageError
 from tsumo.commands.hand import format_result
-from tsumo.commands.read import (add_reader_flags, describe_reading, load_photo, make_reader,
-                                 write_annotated)
+from tsumo.commands.read import (add_reader_flags, check_annotate_path, describe_reading, load_photo,
+                                 make_reader, write_annotated)
 from tsumo.context import add_context_flags, context_from_args, split_tiles
 
 
@@ -37,15 +38,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _players(args: argparse.Namespace, rules: Any) -> int:
-    if args.players:
-        return args.players
+    """The player count; resolving the rules also refuses a bad --rules/--rule before the photo
+    is read (with --players too: a typo in an override must not cost a reading)."""
     from scoring.errors import HandError
     from scoring.rules import resolve_rules
 
     try:
-        return resolve_rules(rules).players
+        resolved = resolve_rules(rules)
     except HandError as exc:
-        raise UsageError(f"--rules: {exc}") from None
+        if isinstance(rules, dict):
+            raise UsageError(f"--rule: {exc}") from None
+        raise UsageError(f"--rules: {getattr(exc, 'message', exc)}") from None
+    if args.players and args.players != resolved.players:
+        raise UsageError(f"--players {args.players}: the rule set {args.rules!r} is for {resolved.players} players")
+    return resolved.players
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,25 +67,36 @@ def run(args: argparse.Namespace) -> int:
         if len(tiles) != 1:
             raise UsageError(f"--win: expected one tile, got {args.win!r}")
         win = tiles[0]
+    if args.annotate:
+        check_annotate_path(Path(args.annotate), Path(args.photo))
     image = load_photo(Path(args.photo))
     reader = make_reader(args)
     reading = reader.read(image, players=players)
+    annotate_failed = False
     if args.annotate:
-        write_annotated(Path(args.annotate), image, reading)
+        try:
+            write_annotated(Path(args.annotate), image, reading)
+        except UsageError as exc:  # the reading and the score are still worth printing
+            print(f"tsumo: error: {exc}", file=sys.stderr)
+            annotate_failed = True
     if not args.json:
         print(describe_reading(reading))
         print()
+
+    def no_score(message: str) -> UsageError:
+        if args.json:  # scripts get the reading whatever went wrong after it
+            print(json.dumps({"reading": reading.to_json(), "hand": None, "result": None}, ensure_ascii=False))
+        return UsageError(message)
+
     if win is not None:
         try:
             hand = reading.hand_with_win(win)
         except ValueError as exc:
-            raise UsageError(f"--win {win}: {exc}") from None
+            raise no_score(f"--win {win}: {exc}") from None
     elif reading.hand is not None:
         hand = dict(reading.hand)
     else:
-        if args.json:
-            print(json.dumps({"reading": reading.to_json(), "hand": None, "result": None}, ensure_ascii=False))
-        raise UsageError(reading.error or "no hand could be read in the photo")
+        raise no_score(reading.error or "no hand could be read in the photo")
     obj = {**hand, **ctx}
     result = score_json(obj)
     if args.json:
@@ -88,4 +105,4 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(result["error"])
     if not args.json:
         print(format_result(obj, result))
-    return 0
+    return 2 if annotate_failed else 0
