@@ -495,8 +495,7 @@ class Hand:
         if over:
             for i, c in enumerate(counts):
                 if c > 4:
-                    raise HandError(f"{c} copies of {Tile(i)} in the hand, melds, indicators and set-aside norths "
-                                    "(a set has 4)", "concealed")
+                    self._too_many(i, c)
         if len(dora) > 5:
             raise HandError(f"at most 5 indicators (1 + 4 kan), got {len(dora)}", "dora_indicators")
         if len(ura) > 5:
@@ -505,6 +504,22 @@ class Hand:
             raise HandError("more ura indicators than dora indicators (each ura lies under a dora indicator)",
                             "ura_indicators")
         self._validate_context(flag_bits)
+
+    def _too_many(self, i: int, total: int) -> None:
+        """Refuse a fifth copy of tile `i`, naming the field whose copies passed four (a sixth 1m
+        given as a dora indicator is the indicators' fault, not the hand's)."""
+        parts = [("concealed", "in the hand and melds", self.hand_counts[i]),
+                 ("dora_indicators", "as dora indicators", sum(t.index == i for t in self.dora_indicators)),
+                 ("ura_indicators", "as ura indicators", sum(t.index == i for t in self.ura_indicators)),
+                 ("nukidora", "set aside", self.nukidora if i == NORTH else 0)]
+        seen, field_name = 0, "concealed"
+        for name, _, n in parts:
+            seen += n
+            if seen > 4:
+                field_name = name
+                break
+        where = ", ".join(f"{n} {what}" for _, what, n in parts if n)
+        raise HandError(f"{total} copies of {Tile(i)} ({where}); a set has 4", field_name)
 
     def _validate_context(self, bits: int | None = None) -> None:
         if bits is None:

@@ -34,6 +34,9 @@ def test_melds_read_with_called_tile_and_seat():
     ({"concealed": "123m456p789s11z23m"}, "concealed", "expected 14 tiles"),
     ({"concealed": "1111m456p789s11z29m", "win_tile": "2m"}, "concealed", "not a winning hand"),
     ({"concealed": "11111m56p789s11z24m"}, "concealed", "5 copies of 1m"),
+    # a fifth copy is the fault of the field whose copies passed four, named with the count of each
+    ({"dora_indicators": ["1m"] * 4}, "dora_indicators", "5 copies of 1m (1 in the hand and melds, 4 as dora"),
+    ({"dora_indicators": ["4m", "4m"], "ura_indicators": ["4m", "4m"]}, "ura_indicators", "2 as dora indicators, 2 as ura"),
     ({"win_tile": "9m"}, "win_tile", "not among the concealed"),
     ({"win_tile": "0m"}, "win_tile", "not among the concealed"),
     ({"win_tile": "45m"}, "win_tile", "expected one tile"),
