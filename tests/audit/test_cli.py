@@ -26,7 +26,7 @@ def video(tmp_path):
     (["--fps", "inf"], "--fps: must be a finite number"),     # planning never finished
     (["--chunk", "inf"], "--chunk: must be a finite number"),  # OverflowError traceback
     # with --players the rules went unchecked: every win scored as an error, exit 0
-    (["--players", "4", "--rules", "foo"], "unknown rule set 'foo'"),
+    (["--players", "4", "--rules", "foo"], "--rules: unknown rule set 'foo'"),
     (["--players", "3"], "--players 3: the rule set 'tenhou' is for 4 players"),
 ])
 def test_bad_flags(video, tmp_path, capsys, extra, message):

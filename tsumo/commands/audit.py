@@ -64,7 +64,7 @@ def _check_rules(name: "str | dict", where: str) -> int:
     try:
         rules = resolve_rules(name)
     except Exception as exc:  # noqa: BLE001 - the engine's message names the problem
-        raise UsageError(f"{where}: {exc}") from None
+        raise UsageError(f"{where}: {getattr(exc, 'message', exc)}") from None
     return int(getattr(rules, "players", 4) or 4)
 
 
