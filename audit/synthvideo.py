@@ -53,6 +53,11 @@ def renderer_digest() -> str:
     return h.hexdigest()[:12]
 
 
+# The longest a scene's plan (`_plan`) can take: appear ≤ 6 s, reveal ≤ 10, revealed ≤ 1.6, held ≤ 9 + 3,
+# then 6 s of empty table.
+MIN_SCENE_S = 6 + 10 + 1.6 + 12 + 6
+
+
 @dataclass(frozen=True)
 class SynthSpec:
     seed: int = 7
@@ -62,6 +67,16 @@ class SynthSpec:
     size: tuple[int, int] = (1280, 720)
     fps: float = 30.0
     rules: str = "tenhou"
+
+    def __post_init__(self) -> None:
+        scenes = self.events + self.decoys
+        if self.events < 0 or self.decoys < 0 or scenes == 0:
+            raise ValueError("events and decoys: at least one scene, none negative")
+        if self.fps <= 0:
+            raise ValueError(f"fps must be > 0, got {self.fps}")
+        if self.duration_s < scenes * MIN_SCENE_S:
+            raise ValueError(f"{self.duration_s / 60:g} minutes is too short for {scenes} scenes: each needs "
+                             f"{MIN_SCENE_S:.0f} s (give at least {scenes * MIN_SCENE_S / 60:.1f} minutes)")
 
     def digest(self) -> str:
         key = {**asdict(self), "v": VERSION, "renderer": renderer_digest()}
@@ -434,7 +449,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--fps", type=float, default=30.0)
     ap.add_argument("--out", type=Path, help="folder (default: the cache folder for this spec)")
     a = ap.parse_args(argv)
-    spec = SynthSpec(seed=a.seed, events=a.events, decoys=a.decoys, duration_s=a.minutes * 60, fps=a.fps)
+    try:
+        spec = SynthSpec(seed=a.seed, events=a.events, decoys=a.decoys, duration_s=a.minutes * 60, fps=a.fps)
+    except ValueError as exc:
+        ap.error(str(exc))
     log = lambda m: print(m, file=sys.stderr)  # noqa: E731
     sv = make_video(spec, a.out, log=log) if a.out else cached_video(spec, log=log)
     print(sv.folder)

@@ -50,3 +50,15 @@ def test_truth_matches_the_pictures(tiny):
     assert np.abs(down - empty).mean() > 2 and np.abs(up - down).mean() > 2
     assert np.abs(cleared - empty).mean() < np.abs(up - empty).mean()
     json.dumps(truth)  # plain JSON
+
+
+def test_footage_too_short_for_its_scenes_is_refused_up_front(capsys):
+    """Each scene's plan needs up to MIN_SCENE_S seconds; a shorter video hit an assert deep in the plan."""
+    from audit.synthvideo import MIN_SCENE_S, main
+
+    with pytest.raises(ValueError, match="too short for 4 scenes"):
+        SynthSpec(events=2, decoys=2, duration_s=4 * MIN_SCENE_S - 1)
+    SynthSpec(events=2, decoys=2, duration_s=4 * MIN_SCENE_S)  # just enough
+    with pytest.raises(SystemExit) as exc:
+        main(["--minutes", "1.0", "--events", "2"])
+    assert exc.value.code == 2 and "give at least 2.4 minutes" in capsys.readouterr().err
