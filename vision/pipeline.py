@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.quality import photo_warnings
 from vision.reading import Reading, read_hand
 from vision.recognize import Classifier, Detector, recognize, turned_boxes
 
@@ -209,6 +210,7 @@ class PhotoReader:
                 pooled.notes.append("read unsurely by every look; read surer from all their tiles together")
                 pooled.sure = False  # (tiles no one look saw together: the user is asked to check them)
                 reading = pooled
+        reading.warnings = photo_warnings(image, reading)  # (said, never hidden: the reading is as read)
         reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
         return reading
 

@@ -314,6 +314,9 @@ class Reading:
     players: int = 4
     partial: dict | None = None  # the tiles read when they make no complete hand
     notes: list[str] = field(default_factory=list)
+    # what is wrong with the photo itself ({code, message, …}: greyscale, small_tiles, small_photo), measured by
+    # `vision.quality.photo_warnings` after the reading (PhotoReader.read); it changes nothing read
+    warnings: list[dict] = field(default_factory=list)
     error: str | None = None  # a message for people (None when a hand was read)
     error_code: str | None = None  # no_tiles | no_hand | partial | no_winning_tile | not_complete
     row_angle: float | None = None
@@ -374,6 +377,7 @@ class Reading:
             "players": self.players,
             "partial": self.partial,
             "notes": self.notes,
+            "warnings": self.warnings,
             "error": self.error,
             "error_code": self.error_code,
             "row_angle": None if self.row_angle is None else round(self.row_angle, 2),

@@ -131,7 +131,9 @@ def describe_reading(reading: Any) -> str:
             lines.append("  the winning tile could be any of " + " ".join(reading.win_tile_candidates) + " (use --win)")
     for note in reading.notes:
         lines.append(f"  note: {note}")
-    return "\n".join(["read: " + (reading.sequence or "(nothing)")] + lines)
+    # (what is wrong with the photo itself comes first: every line below it is only as good as the photo)
+    head = [f"warning: {w['message']}" for w in getattr(reading, "warnings", None) or []]
+    return "\n".join(head + ["read: " + (reading.sequence or "(nothing)")] + lines)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,0 +1,147 @@
+"""Bad photos never pass silently: a greyscale photo, or one whose tiles are a few pixels tall, reads
+with a warning saying so (`Reading.warnings`, docs/vision.md "Photo warnings"); a good photo with none.
+
+The reads with the shipped models are the audit's cases: before the warnings, a greyscale real-dev
+photo read "surely" with its red dragons taken for east winds, and a 128-px-wide one read a plausible
+hand, with nothing said about the photo.
+"""
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tsumo.cli import main
+from vision.io import load_image
+from vision.pipeline import MODELS_DIR, PhotoReader
+from vision.quality import SMALL_TILE_PX, is_greyscale, photo_warnings
+from vision.reading import Reading
+from vision.recognize import TileDetection
+
+MODELS = pytest.mark.skipif(not (MODELS_DIR / "tile_detector.onnx").is_file()
+                            or not (MODELS_DIR / "tile_classifier.onnx").is_file(),
+                            reason="models not trained in this checkout")
+PAIRS = "lietxia_92345FF1.jpg"  # seven pairs with red and green dragons: colour matters
+
+
+def _jpeg(img: Image.Image, quality: int = 90) -> np.ndarray:
+    """The image as a phone would send it: a (colour) JPEG, decoded as the reader decodes photos."""
+    buf = io.BytesIO()
+    img.convert("RGB").save(buf, "JPEG", quality=quality)
+    return load_image(buf.getvalue())
+
+
+def _grey(img: Image.Image) -> Image.Image:
+    return img.convert("L").convert("RGB")  # greyscale, back to three channels
+
+
+def _codes(reading) -> list[str]:
+    return [w["code"] for w in reading.warnings]
+
+
+@pytest.fixture(scope="module")
+def reader():
+    return PhotoReader()
+
+
+@pytest.fixture(scope="module")
+def real_dev(shared_dir):
+    folder = shared_dir / "data" / "real-dev"
+    labels = [json.loads(x) for x in (folder / "labels.jsonl").read_text().splitlines() if x.strip()]
+    return folder, labels
+
+
+@MODELS
+def test_real_dev_photos_read_without_warnings(reader, real_dev):
+    """The four real-dev photos are colour photos with tiles 120-220 px tall: nothing to warn of,
+    and they still read exactly as labelled."""
+    folder, labels = real_dev
+    for obj in labels:
+        reading = reader.read(load_image(folder / obj["image"]))
+        assert reading.warnings == [], obj["image"]
+        assert reading.to_json()["warnings"] == []
+        assert reading.sequence == obj["sequence"], obj["image"]
+
+
+@MODELS
+def test_greyscale_photo_is_flagged(reader, real_dev):
+    folder, _ = real_dev
+    photo = Image.open(folder / PAIRS)
+    reading = reader.read(_jpeg(_grey(photo)))
+    assert _codes(reading) == ["greyscale"]
+    assert "red fives cannot be told from plain fives" in reading.warnings[0]["message"]
+    assert reading.to_json()["warnings"] == reading.warnings  # what the API serves
+
+
+@MODELS
+def test_heavily_downscaled_photo_is_flagged(reader, real_dev):
+    folder, _ = real_dev
+    photo = Image.open(folder / PAIRS)
+    small = photo.resize((128, 96), Image.LANCZOS)  # the tiles about 12 px tall
+    reading = reader.read(_jpeg(small))
+    assert _codes(reading) == ["small_tiles"]
+    assert 5 <= reading.warnings[0]["tile_px"] < SMALL_TILE_PX
+    assert f"only {reading.warnings[0]['tile_px']} px tall" in reading.warnings[0]["message"]
+
+
+@MODELS
+def test_tiny_greyscale_example_photo_gets_both_warnings(reader, repo_dir):
+    photo = Image.open(repo_dir / "examples" / "hand.jpg").resize((64, 48), Image.LANCZOS)
+    reading = reader.read(_jpeg(_grey(photo)))
+    assert _codes(reading) == ["greyscale", "small_tiles"]
+
+
+@MODELS
+def test_cli_prints_the_warnings(tmp_path, capsys, real_dev):
+    folder, _ = real_dev
+    path = tmp_path / "small.jpg"
+    Image.open(folder / PAIRS).resize((128, 96), Image.LANCZOS).save(path, quality=90)
+    main(["read", str(path)])
+    out = capsys.readouterr().out
+    assert out.startswith("warning: the tiles are only ")
+    main(["read", str(path), "--json"])
+    assert [w["code"] for w in json.loads(capsys.readouterr().out)["warnings"]] == ["small_tiles"]
+    main(["score", str(path)])  # scored or not, the warning is printed above the reading
+    assert "warning: the tiles are only " in capsys.readouterr().out
+    main(["read", str(folder / PAIRS)])
+    assert "warning" not in capsys.readouterr().out
+
+
+def test_greyscale_test_survives_jpeg_noise_and_a_tint(real_dev):
+    """A grey photo off a phone is not exactly grey: JPEG chroma noise, a white-balance cast. A colour
+    photo stays colour at any size, and a photo mostly of one colour is no grey photo."""
+    folder, labels = real_dev
+    rng = np.random.default_rng(1)
+    for obj in labels:
+        photo = Image.open(folder / obj["image"]).convert("RGB")
+        grey = np.asarray(_grey(photo)).astype(np.int16)
+        cast = np.clip(grey + np.array([8, 0, -6]) + rng.integers(-4, 5, grey.shape), 0, 255).astype(np.uint8)
+        assert is_greyscale(_jpeg(Image.fromarray(cast), quality=40)), obj["image"]
+        assert not is_greyscale(_jpeg(photo)), obj["image"]
+        assert not is_greyscale(_jpeg(photo.resize((64, 48), Image.LANCZOS))), obj["image"]
+    assert not is_greyscale(np.full((300, 400, 3), (40, 120, 60), np.uint8))  # green felt, nothing else
+
+
+class _NoTiles:
+    def detect(self, image):
+        return []
+
+
+def test_a_tiny_photo_with_no_tile_says_it_is_tiny():
+    image = np.zeros((48, 64, 3), np.uint8)
+    image[..., 0] = 150  # (a colour photo: only the size is wrong)
+    reading = PhotoReader(detector=_NoTiles(), classifier=object()).read(image)
+    assert reading.error_code == "no_tiles"
+    assert _codes(reading) == ["small_photo"] and "64×48" in reading.warnings[0]["message"]
+
+
+def test_red_fives_read_from_a_greyscale_photo_are_named():
+    """Left as the classifier read them (a red five's shape may mark it), but the player is told."""
+    tiles = [TileDetection(box=(10 + 40 * i, 10, 40 + 40 * i, 50), frame_box=(10 + 40 * i, 10, 40 + 40 * i, 50),
+                           label=label) for i, label in enumerate(["0p", "5s", "1m"])]
+    grey = np.full((100, 200, 3), 128, np.uint8)
+    (warning,) = photo_warnings(grey, Reading(tiles))
+    assert warning["code"] == "greyscale" and warning["message"].endswith("from their shape alone: 0p)")

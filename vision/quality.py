@@ -1,0 +1,96 @@
+"""Warnings about the photo itself: what no reading step can make up for.
+
+A greyscale photo or one whose tiles are only a few pixels tall still gives a reading, often a
+confident-looking one (the classifier reads *something* from every box), so the reader says what
+is wrong with the photo, measured, next to the reading (`Reading.warnings`, docs/vision.md).
+Nothing here changes a reading: the tiles, hand and costs are as read.
+"""
+from __future__ import annotations
+
+import statistics
+from typing import Sequence
+
+import numpy as np
+
+from vision.classes import RED_FIVES
+
+# Greyscale: a pixel counts as coloured when its three channels, less the photo's overall tint (the median of each
+# channel's offset from the pixel's mean: a white-balance cast, a warm lamp; not when the median pixel itself is
+# coloured beyond COLOUR_LEVEL: a photo mostly of one colour), span more than COLOUR_LEVEL (of 255).
+# A photo with under GREY_SHARE of its pixels coloured is greyscale. Measured on the four real-dev photos and
+# examples/hand.jpg at full size and 1 024, 320 and 64 px wide, JPEG quality 95/75/40 (60 photos): 6.8-97 % of the
+# pixels coloured (lietxia_test the least); the same 60 made grey and saved as colour JPEGs: 0 %, and still 0 %
+# with ±4 levels of per-channel noise and a tint of up to 10 levels (JPEG 90 and 40). About 2 ms a photo.
+COLOUR_LEVEL = 24
+GREY_SHARE = 0.001
+COLOUR_SAMPLE = 100_000  # pixels looked at (a strided view)
+
+# Small tiles: the median long side (in photo pixels, along the row's frame) of the hand's tiles. Measured on the
+# four real-dev photos and examples/hand.jpg downscaled (Lanczos, JPEG 90) to 19 sizes from their own down to 64 px
+# wide, 125 readings (6 sizes twice; the stacked 9m of lietxia_70008812's added kan, which the reader loses at larger sizes too,
+# 97 px and 30-38 px, not counted as a misreading): misread 0 of 38 at 30 px and over; 1 of 29 at 20-30 px
+# (lietxia_70008812 at 23 px lost its loose winning tile); 3 of 17 at 16-20 px; 6 of 23 at 12-16 px; 8 of 10 at
+# 9-12 px (two read surely, a 5s as 0s); 8 of 8 under 9 px.
+SMALL_TILE_PX = 20.0
+# With no tile box to measure: a photo whose long side is under this cannot show 14 tiles SMALL_TILE_PX tall
+# (about 3/4 as wide) side by side.
+SMALL_PHOTO_PX = round(14 * 0.75 * SMALL_TILE_PX)
+
+
+def colour_share(image: np.ndarray) -> float:
+    """The share of pixels (of a strided sample) with colour beyond the photo's tint: 0 for a grey photo."""
+    step = max(1, int(np.sqrt(image.shape[0] * image.shape[1] / COLOUR_SAMPLE)))
+    r, g, b = (image[::step, ::step, c].astype(np.int16) for c in range(3))
+    if r.size == 0:
+        return 0.0
+    total = r + g + b
+    off = [3 * c - total for c in (r, g, b)]  # each channel's offset from the pixel's mean (×3, in integers)
+    tint = [np.int16(np.median(o)) for o in off]
+    if max(tint) - min(tint) <= 3 * COLOUR_LEVEL:  # a cast (not a photo mostly of one colour): left out
+        off = [o - t for o, t in zip(off, tint)]
+    span = np.maximum(np.maximum(off[0], off[1]), off[2]) - np.minimum(np.minimum(off[0], off[1]), off[2])
+    return float((span > 3 * COLOUR_LEVEL).mean())
+
+
+def is_greyscale(image: np.ndarray) -> bool:
+    """Has the photo (H×W×3 RGB) no colour to speak of? JPEG chroma noise and a tint do not count."""
+    return colour_share(image) < GREY_SHARE
+
+
+def tile_px(reading) -> float | None:
+    """The median long side of the hand's tiles (all tiles when no hand was laid out), photo pixels; None
+    when nothing was boxed."""
+    used = sorted({i for g in reading.groups for i in g.tiles})
+    tiles = [reading.tiles[i] for i in used] or [t for t in reading.tiles if t.label is not None] or reading.tiles
+    if not tiles:
+        return None
+    return statistics.median(max(t.frame_box[2] - t.frame_box[0], t.frame_box[3] - t.frame_box[1]) for t in tiles)
+
+
+def photo_warnings(image: np.ndarray, reading) -> list[dict]:
+    """What is wrong with the photo itself, as `Reading.warnings` entries ({code, message, …})."""
+    out: list[dict] = []
+    if is_greyscale(image):
+        red = _red_fives_read(reading)
+        out.append({"code": "greyscale", "message": (
+            "the photo is greyscale: red fives cannot be told from plain fives, and tiles told apart by colour "
+            "(the green and red dragons, the green sou) are often misread; check every tile, or retake the photo "
+            "in colour" + (f" (read as red fives from their shape alone: {' '.join(red)})" if red else ""))})
+    px = tile_px(reading)
+    if px is not None and px < SMALL_TILE_PX:
+        n = int(round(px))
+        out.append({"code": "small_tiles", "tile_px": n, "message": (
+            f"the tiles are only {n} px tall (under {SMALL_TILE_PX:.0f}): the reading is unreliable; "
+            "take the photo closer or at a higher resolution")})
+    elif px is None and max(image.shape[:2]) < SMALL_PHOTO_PX:
+        h, w = image.shape[:2]
+        out.append({"code": "small_photo", "message": (
+            f"the photo is only {w}×{h} px: too small to show a hand's tiles; "
+            "take the photo closer or at a higher resolution")})
+    return out
+
+
+def _red_fives_read(reading) -> Sequence[str]:
+    """The red fives the reading's hand (else all its tiles) holds."""
+    used = sorted({i for g in reading.groups for i in g.tiles}) or range(len(reading.tiles))
+    return [reading.tiles[i].label for i in used if reading.tiles[i].label in RED_FIVES]
