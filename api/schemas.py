@@ -155,6 +155,19 @@ class ImageInfo(BaseModel):
     height: int
 
 
+class PhotoWarning(BaseModel):
+    """Something wrong with the photo itself (`vision.quality`): the reading is as read, but only as good
+    as the photo. Show it to the user before the tiles."""
+
+    model_config = ConfigDict(extra="allow")
+
+    code: str = Field(
+        description="greyscale (red fives and colour-told tiles unreliable), small_tiles (median hand tile under "
+                    "20 px: unreliable), small_photo (no tile found in a photo too small to show a hand)")
+    message: str
+    tile_px: int | None = Field(None, description="for small_tiles: the median long side of the hand's tiles, px")
+
+
 class PhotoReading(BaseModel):
     """The reader's output (`vision.reading.Reading.to_json()`, documented in docs/vision.md):
     every tile with its box, class, confidence and candidates, the groups, and the hand (§1 tile
@@ -165,6 +178,7 @@ class PhotoReading(BaseModel):
     tiles: list[dict[str, Any]] = Field(default_factory=list)
     groups: list[dict[str, Any]] = Field(default_factory=list)
     hand: dict[str, Any] | None = None
+    warnings: list[PhotoWarning] = Field(default_factory=list)
 
 
 class PhotoReadResponse(BaseModel):

@@ -110,3 +110,17 @@ def test_a_reading_whose_search_costs_are_numpy_numbers_is_served(real, photos, 
         r = _post(real, path, data, name=name)
         assert r.status_code == 200, (path, r.text)
         assert isinstance(r.json()["reading"]["sure"], bool) and isinstance(r.json()["reading"]["cost"], float)
+
+
+def test_a_greyscale_photo_is_read_with_its_warning(real, photos):
+    """The reader's photo warnings reach the API typed (schema `PhotoWarning`), so a client shows them."""
+    data = photos["lietxia_92345FF1.jpg"]
+    buf = io.BytesIO()
+    Image.open(io.BytesIO(data)).convert("L").convert("RGB").save(buf, "JPEG", quality=90)
+    r = _post(real, "/v1/photos/read", buf.getvalue())
+    assert r.status_code == 200, r.text
+    warnings = r.json()["reading"]["warnings"]
+    assert [w["code"] for w in warnings] == ["greyscale"] and "red fives" in warnings[0]["message"]
+    assert _post(real, "/v1/photos/read", data).json()["reading"]["warnings"] == []
+    schema = real.get("/openapi.json").json()["components"]["schemas"]
+    assert "warnings" in schema["PhotoReading"]["properties"] and "PhotoWarning" in schema
