@@ -216,7 +216,7 @@ function renderIndicators() {
     const box = $(`#${key}`);
     box.replaceChildren();
     state.ctx[key].forEach((t, i) => {
-      const b = tileButton(t, { cls: "small", label: `${tileName(t, state.lang)} (${T().remove})` });
+      const b = tileButton(t, { cls: "small", label: T().removeIndicator(tileName(t, state.lang)) });
       b.addEventListener("click", () => { state.ctx[key].splice(i, 1); renderIndicators(); rescore(); });
       box.append(b);
     });
@@ -224,7 +224,7 @@ function renderIndicators() {
     add.type = "button";
     add.className = "chip";
     add.textContent = "+";
-    add.setAttribute("aria-label", T().pickIndicator);
+    add.setAttribute("aria-label", key === "dora_indicators" ? T().addDora : T().addUra);
     add.dataset.add = key;
     add.addEventListener("click", () => openPicker({ kind: "indicator", key }));
     box.append(add);
@@ -255,7 +255,7 @@ function renderResult() {
     card.classList.add("error");
     card.innerHTML = `<h2></h2><p class="err"></p>`;
     card.querySelector("h2").textContent = t.cannotScore;
-    card.querySelector(".err").textContent = state.error;
+    card.querySelector(".err").textContent = typeof state.error === "function" ? state.error() : state.error;
     return;
   }
   const r = state.result;
@@ -311,17 +311,47 @@ function applyLanguage() {
     const v = t[el.dataset.i18n];
     if (typeof v === "string") el.textContent = v;
   });
-  $("#lang").textContent = state.lang === "ja" ? "English" : "日本語";
+  document.querySelectorAll("[data-i18n-label]").forEach((el) => {
+    const v = t[el.dataset.i18nLabel];
+    if (typeof v === "string") el.setAttribute("aria-label", v);
+  });
+  const lang = $("#lang"); // named by its text, in the language it names
+  lang.textContent = state.lang === "ja" ? "English" : "日本語";
+  lang.lang = state.lang === "ja" ? "en" : "ja";
+  renderStatus();
   renderHand();
   renderContext();
   renderResult();
   drawBoxes();
 }
 
+// The status line is kept as a function of the language, so the language switch redraws it.
+let statusLine = { text: () => "", error: false };
 function setStatus(text, isError = false) {
+  statusLine = { text: typeof text === "function" ? text : () => text || "", error: isError };
+  renderStatus();
+}
+
+function renderStatus() {
   const s = $("#status");
-  s.textContent = text || "";
-  s.classList.toggle("error", isError);
+  s.textContent = statusLine.text();
+  s.classList.toggle("error", statusLine.error);
+}
+
+/** The body of an answer as JSON, or null when it is not JSON (a proxy's HTML error page, say). */
+async function readBody(r) {
+  const text = await r.text();
+  try { return JSON.parse(text); } catch { return null; }
+}
+
+/** What went wrong, in words, for an answer that is not ok (or not JSON). */
+function describeFailure(status, body) {
+  const t = T();
+  const detail = body && typeof body === "object" ? body.error || describeError(body) : "";
+  const lead = { 413: t.photoTooBig, 415: t.notImage, 503: t.unavailable }[status]
+    || (status >= 500 || !body ? t.serverError(status) : "");
+  if (lead && detail) return `${lead} — ${detail}`;
+  return lead || detail || t.serverError(status);
 }
 
 // ---- scoring --------------------------------------------------------------------------------
@@ -333,9 +363,10 @@ function rescore() {
 
 async function scoreNow() {
   const { closed, win, melds } = state.hand;
+  state.scoring?.abort(); // an answer for the hand as it was must not land on the hand as it is
+  state.scoring = null;
   if (!closed.length && !win && !melds.length) { state.result = null; state.error = null; renderResult(); return; }
-  if (!win) { state.result = null; state.error = T().handHint; renderResult(); return; }
-  state.scoring?.abort();
+  if (!win) { state.result = null; state.error = () => T().handHint; renderResult(); return; }
   const ctrl = new AbortController();
   state.scoring = ctrl;
   try {
@@ -343,14 +374,15 @@ async function scoreNow() {
       method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify(contractHand()), signal: ctrl.signal,
     });
-    const body = await r.json();
-    if (r.ok) { state.result = body; state.error = null; }
-    else { state.result = null; state.error = body.error || describeError(body); }
+    const body = await readBody(r);
+    if (r.ok && body) { state.result = body; state.error = null; }
+    else { state.result = null; const st = r.status; state.error = () => describeFailure(st, body); }
   } catch (e) {
     if (e.name === "AbortError") return;
     state.result = null;
-    state.error = T().networkError;
+    state.error = () => T().networkError;
   }
+  if (state.scoring === ctrl) state.scoring = null;
   renderResult();
 }
 
@@ -364,9 +396,28 @@ function describeError(body) {
 }
 
 // ---- the photo ------------------------------------------------------------------------------
+const PHOTO_RETRIES = 3; // a 503 with Retry-After (busy, or models loading) is sent again this often
+const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
+let photoSeq = 0; // the latest photo: an answer for an earlier one is dropped
+let lastPhoto = null; // for "Try again"
+
+/** Seconds the server asked us to wait (Retry-After, 1–10), or null when it did not ask. */
+function retryAfter(r) {
+  const v = Number(r.headers.get("Retry-After"));
+  return r.headers.has("Retry-After") && Number.isFinite(v) ? Math.min(10, Math.max(1, Math.ceil(v))) : null;
+}
+
+function photoFailed(text, retryable) {
+  setStatus(text, true);
+  $("#retry-photo").hidden = !retryable;
+}
+
 async function onPhoto(file) {
   if (!file) return;
-  setStatus(T().reading);
+  const seq = ++photoSeq;
+  lastPhoto = file;
+  $("#retry-photo").hidden = true;
+  setStatus(() => T().reading);
   const view = $("#photo-view");
   const img = $("#photo-img");
   if (img.src) URL.revokeObjectURL(img.src);
@@ -376,20 +427,35 @@ async function onPhoto(file) {
   state.reading = null;
   state.image = null;
   drawBoxes();
-  const form = new FormData();
-  form.append("photo", file);
-  form.append("context", JSON.stringify({ rules: state.rules, ...contextFields() }));
-  if ($("#keep").checked) form.append("keep", "true");
   let r;
   let body;
-  try {
-    r = await fetch("/v1/photos/score", { method: "POST", body: form });
-    body = await r.json();
-  } catch (e) {
-    setStatus(T().networkError, true);
+  for (let attempt = 0; ; attempt++) {
+    const form = new FormData();
+    form.append("photo", file);
+    form.append("context", JSON.stringify({ rules: state.rules, ...contextFields() }));
+    if ($("#keep").checked) form.append("keep", "true");
+    try {
+      r = await fetch("/v1/photos/score", { method: "POST", body: form });
+      body = await readBody(r);
+    } catch (e) {
+      if (seq === photoSeq) photoFailed(() => T().networkError, true);
+      return;
+    }
+    if (seq !== photoSeq) return;
+    const wait = r.status === 503 ? retryAfter(r) : null;
+    if (wait === null || attempt >= PHOTO_RETRIES) break;
+    setStatus(() => T().busyRetry(wait));
+    await sleep(wait * 1000);
+    if (seq !== photoSeq) return;
+    setStatus(() => T().reading);
+  }
+  if (!r.ok || !body?.reading) {
+    const st = r.status;
+    // (a 503 without Retry-After is a server without models: asking again does not help)
+    const retryable = !body || st === 408 || st === 429 || (st >= 500 && (st !== 503 || retryAfter(r) !== null));
+    photoFailed(() => describeFailure(st, body), retryable);
     return;
   }
-  if (!r.ok) { setStatus(describeError(body), true); return; }
   state.reading = body.reading;
   state.image = body.image;
   const tiles = body.reading.tiles || [];
@@ -400,35 +466,52 @@ async function onPhoto(file) {
   }
   const readHand = body.hand || reading.hand;
   const partial = reading.partial;
-  state.candidates = reading.win_tile_candidates || [];
-  if (readHand) {
+  const { closed, win, melds } = state.hand;
+  // Nothing at all found (not the hand, a blurred shot): the hand already there is kept.
+  const keptHand = !tiles.length && !readHand && !partial?.concealed && (closed.length || win || melds.length);
+  const readCandidates = reading.win_tile_candidates || [];
+  if (keptHand) {
+    state.uncertain = new Set(); // (the hand and its winning-tile choices stay as the user has them)
+  } else if (readHand) {
     state.hand = handFromContract(readHand);
-    if (reading.win_tile_source !== "assumed" || state.candidates.length < 2) state.candidates = [];
+    state.candidates = reading.win_tile_source === "assumed" && readCandidates.length >= 2 ? readCandidates : [];
   } else if (partial && partial.concealed) {
     // 13 tiles (and melds) that wait on a tile: the user picks the winning one.
     state.hand = handFromContract({ ...partial, win_tile: null });
-    state.candidates = partial.waits || state.candidates;
+    state.candidates = partial.waits || readCandidates;
   } else {
+    state.candidates = readCandidates;
     // No legal hand: offer every face-up tile read in the hand, so the user can fix it.
     const faces = tiles.filter((t) => t.in_hand !== false).map((t) => t.label).filter((l) => l && l !== "back");
     state.hand = { closed: sortTiles(faces), win: null, melds: [] };
   }
   const nuki = (readHand || partial || {}).nukidora;
   if (typeof nuki === "number") { state.ctx.nukidora = nuki; renderContext(); }
-  let msg = T().readDone(tiles.length, Math.round(body.timings_ms?.total ?? 0));
-  if (readHand) {
-    if (reading.sure === false) msg += " " + T().unsureReading; // (bent to make a hand: see docs/vision.md)
-    if (state.uncertain.size) msg += " " + T().uncertain(state.uncertain.size);
-    if (state.candidates.length) msg += " " + T().pickWin;
-  } else if (partial?.waits?.length) msg += " " + T().pickWin;
-  else msg += " " + (reading.error ? `${reading.error}. ${T().noHand}` : T().noHand);
+  const ms = Math.round(body.timings_ms?.total ?? 0);
+  const nUncertain = state.uncertain.size;
+  const nCandidates = state.candidates.length;
   const changes = (reading.changes || []).map((c) => `${c.read} → ${c.now}`);
-  if (changes.length) msg += " " + T().changed(changes.join(", "));
-  setStatus(msg, !readHand && !partial?.waits?.length);
+  setStatus(() => {
+    const t = T();
+    let msg = t.readDone(tiles.length, ms);
+    if (keptHand) msg += " " + (reading.error ? `${reading.error}. ` : "") + t.noTilesKept;
+    else if (readHand) {
+      if (reading.sure === false) msg += " " + t.unsureReading; // (bent to make a hand: see docs/vision.md)
+      if (nUncertain) msg += " " + t.uncertain(nUncertain);
+      if (nCandidates) msg += " " + t.pickWin;
+    } else if (partial?.waits?.length) msg += " " + t.pickWin;
+    else msg += " " + (reading.error ? `${reading.error}. ${t.noHand}` : t.noHand);
+    if (changes.length) msg += " " + t.changed(changes.join(", "));
+    return msg;
+  }, !readHand && !partial?.waits?.length);
   drawBoxes();
   renderHand();
-  if (body.result && !body.result.error) { state.result = body.result; state.error = null; renderResult(); }
-  else rescore();
+  if (keptHand) return;
+  if (body.result && !body.result.error) {
+    state.scoring?.abort();
+    clearTimeout(rescoreTimer);
+    state.result = body.result; state.error = null; renderResult();
+  } else rescore();
 }
 
 function drawBoxes() {
@@ -483,9 +566,19 @@ function selectFromBox(t, rect) {
 
 // ---- the picker sheet -----------------------------------------------------------------------
 let picking = null;
+let lastTap = null; // the latest pointer click: where and when
+let openTap = null; // the tap that opened the picker
+
+/** The second tap of a double tap on what opened the sheet: it lands on whatever tile of the sheet
+ * now lies under the finger, and must not pick it. (Keyboard clicks have detail 0.) */
+function isEchoTap(e) {
+  return !!openTap && e.detail > 0 && e.timeStamp - openTap.t < 500
+    && Math.hypot(e.clientX - openTap.x, e.clientY - openTap.y) < 30;
+}
 
 function openPicker(target) {
   picking = { ...target };
+  openTap = lastTap && performance.now() - lastTap.t < 100 ? lastTap : null;
   const t = T();
   const dlg = $("#picker");
   const actions = $("#picker-actions");
@@ -570,6 +663,19 @@ function newMeld(kind, from, code) {
   return kind === "ankan" ? { kind, tiles, called: null, from: null } : { kind, tiles, called: code, from };
 }
 
+function returnFocus(p) {
+  const tiles = [...document.querySelectorAll("#hand .tile")];
+  let el = null;
+  if (p.kind === "closed") {
+    const closed = tiles.filter((b) => b.dataset.where === "closed");
+    el = closed[Math.min(p.index, closed.length - 1)];
+  } else if (p.kind === "meld") el = tiles.find((b) => b.dataset.where === "meld" && Number(b.dataset.meld) === p.meld);
+  else if (p.kind === "indicator") el = document.querySelector(`[data-add="${p.key}"]`);
+  else if (p.kind === "new-meld") el = $("#add-meld");
+  else if (p.kind === "add") el = $("#add-tile");
+  (el || tiles.find((b) => b.dataset.where === "win") || tiles[0] || $("#add-tile")).focus();
+}
+
 function setWin(index) {
   const h = state.hand;
   const chosen = h.closed[index];
@@ -594,12 +700,23 @@ function changed() {
 
 // ---- wiring ---------------------------------------------------------------------------------
 function wire() {
+  document.addEventListener("click", (e) => {
+    lastTap = e.detail > 0 ? { x: e.clientX, y: e.clientY, t: e.timeStamp } : null;
+  }, true);
+  $("#picker").addEventListener("click", (e) => {
+    if (isEchoTap(e)) { e.stopPropagation(); e.preventDefault(); }
+  }, true);
   $("#lang").addEventListener("click", () => {
     state.lang = state.lang === "ja" ? "en" : "ja";
     localStorage.setItem("tsumo.lang", state.lang);
     applyLanguage();
   });
-  $("#photo-input").addEventListener("change", (e) => onPhoto(e.target.files[0]));
+  $("#photo-input").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    e.target.value = ""; // choosing the same photo again (after an error, say) reads it again
+    onPhoto(file);
+  });
+  $("#retry-photo").addEventListener("click", () => onPhoto(lastPhoto));
   $("#hand").addEventListener("click", (e) => {
     const b = e.target.closest(".tile");
     if (!b) return;
@@ -609,7 +726,12 @@ function wire() {
     else if (where === "meld") openPicker({ kind: "meld", meld: Number(b.dataset.meld), index: Number(b.dataset.index) });
   });
   $("#add-tile").addEventListener("click", () => openPicker({ kind: "add" }));
-  $("#picker").addEventListener("close", () => highlightBoxes(null));
+  $("#picker").addEventListener("close", () => {
+    highlightBoxes(null);
+    // The tile the picker was opened from was redrawn: put the focus back where it was (keyboard).
+    const at = document.activeElement;
+    if (picking && (!at || at === document.body || at.closest("#picker"))) returnFocus(picking);
+  });
   $("#add-meld").addEventListener("click", () => openPicker({ kind: "new-meld" }));
   $("#clear-hand").addEventListener("click", () => {
     state.hand = { closed: [], win: null, melds: [] };

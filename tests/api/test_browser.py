@@ -301,3 +301,369 @@ def test_phone_page_typed_hand_with_dora_riichi_ron_and_japanese(hands_server, b
 def _expand(text: str) -> list[str]:
     """MPSZ text as tile names ("055m" -> 0m 5m 5m), by the scoring engine's parser."""
     return [str(t) for t in parse_tiles(text)]
+
+
+# ---- the page as a player uses it: errors, a busy server, keyboard and screen readers, phone sizes ----
+# (session 51 audit; each test fails on the page before it). Photos here are answered by the test
+# (page.route) with a reading shaped like the server's, so the server is the one without models:
+# hands are still scored by the real engine.
+
+EXAMPLE_PHOTO = REPO / "examples" / "hand.jpg"
+TYPED = "234m567p22s345678s"  # pinfu tanyao, won on 8s
+
+
+def photo_answer(hand: dict | None, labels: list[str], error: str | None = None) -> dict:
+    """A /v1/photos/score answer as the server gives it (reading without a score: the page scores)."""
+    tiles = [{"index": i, "box": [10.0 + 40 * i, 20.0, 48.0 + 40 * i, 70.0], "label": label, "rotation": 0,
+              "sideways": False, "stacked": False, "confidence": 0.99, "candidates": [{"label": label, "p": 0.99}],
+              "group": 0, "in_hand": True} for i, label in enumerate(labels)]
+    reading = {"tiles": tiles, "groups": [], "hand": hand,
+               "win_tile_candidates": [hand["win_tile"]] if hand else [], "win_tile_source": "drawn",
+               "changes": [], "uncertain": [], "sure": True, "partial": None, "notes": [],
+               "error": error, "error_code": None, "players": 4}
+    return {"image": {"format": "jpeg", "width": 800, "height": 100}, "reading": reading, "kept": False,
+            "keep_error": None, "timings_ms": {"total": 120.0}, "hand": hand, "result": None, "error": None}
+
+
+READ_HAND = {"concealed": "123m456p789s11122z", "win_tile": "2z", "melds": []}
+READ = photo_answer(READ_HAND, ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "1z", "2z", "2z"])
+NOTHING = photo_answer(None, [], error="no tiles were found in the photo")
+
+
+def open_phone(browser, url: str, *, width: int = 390, height: int = 844, locale: str = "en-US", touch: bool = True):
+    """A new phone-sized page on `url`, its rule sets loaded; JS errors collected in page.errors."""
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=touch, has_touch=touch,
+                                  locale=locale)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url + "/")
+    page.wait_for_selector("#rules option", state="attached")
+    return page
+
+
+def type_hand(page, text: str = TYPED) -> None:
+    page.click("#type-hand")
+    page.fill("#text-hand", text)
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        page.click("#text-form button[type=submit]")
+    page.wait_for_selector("#result .points")
+
+
+def test_photo_button_is_reached_by_keyboard_and_named(hands_server, browser):
+    """The photo input was `hidden`: no keyboard user could reach it, no screen reader saw it."""
+    page = open_phone(browser, hands_server.url, touch=False)
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=READ))
+    for _ in range(6):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "photo-input":
+            break
+    assert page.evaluate("document.activeElement.id") == "photo-input", "the photo control is not in the tab order"
+    assert page.get_by_role("button", name="Take or choose a photo").count() == 1
+    with page.expect_file_chooser() as chooser:
+        page.keyboard.press("Space")
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        chooser.value.set_files(str(EXAMPLE_PHOTO))
+    assert hand_on_page(page)[1] == "2z"
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_every_control_is_named_and_each_group_says_what_it_sets(hands_server, browser):
+    """Round wind and seat wind were two unnamed rows of East/South/West/North; the dora and ura
+    '+' buttons had one name. Now every control has a name and each row is a named group."""
+    page = open_phone(browser, hands_server.url)
+    type_hand(page)
+    page.check('[data-flag="riichi"]')  # shows the ura row
+    page.click("details summary")
+    nodes = page.context.new_cdp_session(page).send("Accessibility.getFullAXTree")["nodes"]
+    roles = {"button", "checkbox", "combobox", "textbox", "spinbutton", "link", "radio"}
+    unnamed = [(n["role"]["value"], n.get("backendDOMNodeId")) for n in nodes
+               if not n.get("ignored") and n.get("role", {}).get("value") in roles
+               and not n.get("name", {}).get("value", "").strip()]
+    assert not unnamed, unnamed
+    for group, button in [("Win", "Tsumo"), ("Dealt in by", "Across"), ("Round wind", "South"), ("Seat wind", "South")]:
+        assert page.get_by_role("group", name=group, exact=True).get_by_role("button", name=button, exact=True).count() == 1
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url) as req:
+        page.get_by_role("group", name="Seat wind").get_by_role("button", name="West").click()
+    assert req.value.post_data_json["seat_wind"] == "W" and req.value.post_data_json["round_wind"] == "E"
+    assert page.get_by_role("button", name="Add a dora indicator").count() == 1
+    assert page.get_by_role("button", name="Add an ura dora indicator").count() == 1
+    page.get_by_role("button", name="日本語").click()  # the language button is named by what it shows
+    assert page.get_by_role("group", name="自風").get_by_role("button", name="南").count() == 1
+    assert page.get_by_role("button", name="裏ドラ表示牌を追加").count() == 1
+    assert page.get_by_role("button", name="English").count() == 1
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+@pytest.mark.parametrize("width,height,locale", [(390, 844, "en-US"), (320, 640, "ja-JP"), (844, 390, "en-US")],
+                         ids=["portrait", "small-japanese", "landscape"])
+def test_tap_targets_and_the_hand_fit_the_phone(hands_server, browser, width, height, locale):
+    """Every control but the hand's tiles (14 must fit in a row) is at least 44 × 44 px (chips,
+    segments, checkboxes, the language button, counters were 31–40 px tall); nothing scrolls
+    sideways."""
+    page = open_phone(browser, hands_server.url, width=width, height=height, locale=locale)
+    type_hand(page)
+    page.check('[data-flag="riichi"]')
+    page.click("details summary")
+    small = page.evaluate("""() => [...document.querySelectorAll(
+        'button:not(.tile), select, input:not([type=checkbox]):not(.visually-hidden), summary, label:has(input[type=checkbox]), label.big-button')]
+      .filter((e) => e.getClientRects().length)
+      .map((e) => { const r = e.getBoundingClientRect();
+                    return [e.id || e.dataset.value || e.dataset.counter || e.textContent.trim().slice(0, 20), r.width, r.height]; })
+      .filter(([, w, h]) => w < 44 || h < 44)""")
+    assert not small, small
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+@pytest.mark.parametrize("width,height", [(844, 390), (390, 844), (320, 568)], ids=["landscape", "portrait", "small"])
+def test_the_hand_stays_inside_its_card(hands_server, browser, width, height):
+    """Tiles were sized from the screen's width, not the card's (at most 560 px): on a landscape
+    phone 14 tiles did not fit and the winning tile stuck out of the card on the right."""
+    page = open_phone(browser, hands_server.url, width=width, height=height)
+    type_hand(page)
+    card = page.locator("#hand-section").bounding_box()
+    tiles = [t.bounding_box() for t in page.locator("#hand .tile").all()]
+    assert len(tiles) == 14
+    for box in tiles:
+        assert card["x"] <= box["x"] and box["x"] + box["width"] <= card["x"] + card["width"], (box, card)
+    assert len({round(box["y"]) for box in tiles}) == 1  # one row, as on the table
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_a_busy_server_is_asked_again_then_try_again_is_offered(hands_server, browser):
+    """A 503 with Retry-After (queue full, models loading) was shown as an error and nothing more:
+    the user had to choose the photo again (and Chromium fires no change for the same file). Now
+    the page waits as asked and sends it again; when the server stays busy it says so and offers
+    Try again, which sends the same photo."""
+    page = open_phone(browser, hands_server.url)
+    calls = []
+    busy = {"detail": "all 1 photo workers are busy and 4 photos are waiting; retry shortly"}
+
+    def first_busy(route):
+        calls.append(route.request.post_data_buffer is not None)
+        if len(calls) == 1:
+            route.fulfill(status=503, headers={"Retry-After": "1"}, json=busy)
+        else:
+            route.fulfill(json=READ)
+
+    page.route("**/v1/photos/score", first_busy)
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('trying again')", timeout=5000)
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('tiles read')", timeout=5000)
+    assert len(calls) == 2 and all(calls)
+    assert hand_on_page(page)[1] == "2z"
+    page.wait_for_selector("#result .points")
+    assert page.locator("#retry-photo").is_hidden()
+    assert page.eval_on_selector("#photo-input", "e => e.value") == ""  # the same photo can be chosen again
+
+    page.unroute("**/v1/photos/score")
+    calls.clear()
+    page.route("**/v1/photos/score", lambda route: (calls.append(1),
+                                                     route.fulfill(status=503, headers={"Retry-After": "1"}, json=busy)))
+    page.click("#clear-hand")
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_selector("#retry-photo:not([hidden])", timeout=10000)
+    assert len(calls) == 4  # the first ask and three more
+    status = page.locator("#status")
+    assert "error" in status.get_attribute("class") and "cannot read photos right now" in status.inner_text()
+    assert "workers are busy" in status.inner_text()
+    page.unroute("**/v1/photos/score")
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=READ))
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        page.click("#retry-photo")
+    assert hand_on_page(page)[1] == "2z" and page.locator("#retry-photo").is_hidden()
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_server_failures_are_named_and_not_called_offline(hands_server, browser):
+    """An error page that is not JSON (a proxy's 502, a 500) was reported as 'Could not reach the
+    server'. Now the status says the server failed, with the code; a real network failure still
+    says it could not reach the server; a refused file says so with the server's reason and no
+    Try again; the messages follow the language switch."""
+    page = open_phone(browser, hands_server.url)
+    status = page.locator("#status")
+    # The real server without models: 503 and no Retry-After, so no retry and no Try again.
+    with page.expect_response(lambda r: "/v1/photos/score" in r.url) as resp:
+        page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    assert resp.value.status == 503 and "retry-after" not in resp.value.headers
+    page.wait_for_function("() => document.querySelector('#status').classList.contains('error')")
+    assert "cannot read photos right now" in status.inner_text() and "disabled" in status.inner_text()
+    assert page.locator("#retry-photo").is_hidden()
+    page.route("**/v1/photos/score", lambda route: route.fulfill(
+        status=502, content_type="text/html", body="<html><body><h1>502 Bad Gateway</h1></body></html>"))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#status').classList.contains('error')")
+    assert "502" in status.inner_text() and "Could not reach" not in status.inner_text()
+    assert page.locator("#retry-photo").is_visible()
+    page.click("#lang")
+    assert "サーバーでエラー" in status.inner_text() and "502" in status.inner_text()
+    page.click("#lang")
+
+    page.unroute("**/v1/photos/score")
+    page.route("**/v1/photos/score", lambda route: route.abort("internetdisconnected"))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('Could not reach')")
+
+    page.unroute("**/v1/photos/score")
+    page.route("**/v1/photos/score", lambda route: route.fulfill(
+        status=415, json={"detail": "photo: not a supported image (expected JPEG, PNG, WebP or HEIC)"}))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('not a supported image')")
+    assert "not a photo the server can read" in status.inner_text() and page.locator("#retry-photo").is_hidden()
+
+    type_hand(page)
+    page.route("**/v1/hands/score", lambda route: route.fulfill(status=500, content_type="text/plain",
+                                                                body="Internal Server Error"))
+    page.click('.seg[data-key="win"] button[data-value="tsumo"]')
+    page.wait_for_selector("#result.error")
+    err = page.locator("#result .err").inner_text()
+    assert "500" in err and "Could not reach" not in err
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_a_late_answer_for_an_earlier_photo_is_dropped(hands_server, browser):
+    """Two photos in a row (the first one wrong): the first one's answer, arriving last, replaced
+    the second one's hand."""
+    page = open_phone(browser, hands_server.url)
+    held = []
+
+    def hold_first(route):
+        if not held:
+            held.append(route)
+        else:
+            route.fulfill(json=READ)
+
+    page.route("**/v1/photos/score", hold_first)
+    page.set_input_files("#photo-input", str(REPO / "docs" / "img" / "phone-page.png"))
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('Reading')")
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_selector("#result .points")
+    points = page.locator("#result .points").inner_text()
+    other = photo_answer({"concealed": "234m567p22345678s", "win_tile": "8s", "melds": []},
+                         ["2m", "3m", "4m", "5p", "6p", "7p", "2s", "2s", "3s", "4s", "5s", "6s", "7s", "8s"])
+    held[0].fulfill(json=other)
+    page.wait_for_timeout(600)
+    assert hand_on_page(page)[1] == "2z"
+    assert page.locator("#result .points").inner_text() == points
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_a_late_score_does_not_land_on_a_changed_hand(hands_server, browser):
+    """A score in flight when the winning tile is removed came back and was shown for a hand that
+    has no winning tile any more."""
+    page = open_phone(browser, hands_server.url)
+    type_hand(page)
+    held = []
+    page.route("**/v1/hands/score", lambda route: held.append(route))
+    page.click('.seg[data-key="win"] button[data-value="tsumo"]')
+    deadline = time.monotonic() + 5
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert held, "the change was not sent"
+    page.locator('#hand .tile[data-where="win"]').click()
+    page.click('#picker-actions [data-action="remove"]')
+    page.wait_for_selector("#result.error")
+    page.unroute("**/v1/hands/score")
+    try:
+        held[0].continue_()
+    except Exception:  # the page already dropped it
+        pass
+    page.wait_for_timeout(600)
+    assert page.locator("#result .points").count() == 0
+    assert "winning tile" in page.locator("#result .err").inner_text()
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_a_photo_with_no_tiles_keeps_the_hand(hands_server, browser):
+    """A photo with nothing on it (the wrong picture, a blurred shot) wiped out the hand the user
+    had typed or corrected. Now the hand and its score stay, and the status says so."""
+    page = open_phone(browser, hands_server.url)
+    type_hand(page)
+    points = page.locator("#result .points").inner_text()
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=NOTHING))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('tiles read')")
+    assert "no tiles were found" in page.locator("#status").inner_text()
+    assert "unchanged" in page.locator("#status").inner_text()
+    closed, win = hand_on_page(page)
+    assert win == "8s" and len(closed) == 13
+    page.wait_for_timeout(300)
+    assert page.locator("#result .points").inner_text() == points
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_language_switch_redraws_the_status_and_the_hint(hands_server, browser):
+    """The status line and the 'mark the winning tile' hint stayed in the language they were
+    written in."""
+    page = open_phone(browser, hands_server.url)
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=READ))
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    assert "14 tiles read" in page.locator("#status").inner_text()
+    page.locator('#hand .tile[data-where="win"]').click()
+    page.click('#picker-actions [data-action="remove"]')
+    page.wait_for_selector("#result.error")
+    assert "winning tile" in page.locator("#result .err").inner_text()
+    page.click("#lang")
+    assert "14枚の牌を" in page.locator("#status").inner_text()
+    assert "和了牌に指定" in page.locator("#result .err").inner_text()
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_keyboard_focus_comes_back_to_the_hand_after_the_picker(hands_server, browser):
+    """After picking a tile with the keyboard the focus fell to the top of the page (the tile it
+    came from was redrawn): the user had to tab through the whole page again."""
+    page = open_phone(browser, hands_server.url, touch=False)
+    type_hand(page)
+    page.focus('#hand .tile[data-where="closed"][data-index="3"]')
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#picker[open]")
+    page.focus('#picker-grid .tile[data-tile="9m"]')
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        page.keyboard.press("Enter")
+    page.wait_for_selector("#picker:not([open])", state="attached")
+    focused = page.evaluate("[document.activeElement.closest('#hand') !== null, document.activeElement.dataset.where]")
+    assert focused == [True, "closed"], focused
+    page.keyboard.press("Enter")  # and the next change is one key away
+    page.wait_for_selector("#picker[open]")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_a_double_tap_on_a_tile_does_not_pick_the_tile_under_the_sheet(hands_server, browser):
+    """On a landscape phone the sheet covers the hand: the second tap of a double tap on a tile
+    landed on the sheet's tile underneath and silently changed the hand (7p became 4s)."""
+    page = open_phone(browser, hands_server.url, width=844, height=390)
+    type_hand(page)
+    page.evaluate("window.scrollTo(0, document.querySelector('#hand').getBoundingClientRect().top + scrollY - 250)")
+    before = hand_on_page(page)
+    tile = page.locator('#hand .tile[data-where="closed"]').nth(5)
+    box = tile.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    page.touchscreen.tap(x, y)
+    page.wait_for_selector("#picker[open]")
+    under = page.evaluate("([x, y]) => document.elementFromPoint(x, y)?.closest('#picker .tile, #picker button')?.outerHTML",
+                          [x, y])
+    assert under, "the sheet does not cover the tile here: the test shows nothing"
+    page.touchscreen.tap(x, y)  # the second tap of the double tap
+    page.wait_for_timeout(400)
+    assert hand_on_page(page) == before
+    assert page.locator("#picker[open]").count() == 1
+    page.wait_for_timeout(300)  # a tap after that is a choice
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url):
+        page.touchscreen.tap(x, y)
+    assert hand_on_page(page) != before
+    assert not page.errors, page.errors
+    page.context.close()
