@@ -491,9 +491,15 @@ async function onPhoto(file) {
   const nUncertain = state.uncertain.size;
   const nCandidates = state.candidates.length;
   const changes = (reading.changes || []).map((c) => `${c.read} → ${c.now}`);
+  const warnings = Array.isArray(reading.warnings) ? reading.warnings : [];
   setStatus(() => {
     const t = T();
-    let msg = t.readDone(tiles.length, ms);
+    // what is wrong with the photo itself first: every line after it is only as good as the photo
+    let msg = warnings.map((w) => {
+      const s = t.photoWarnings?.[w.code];
+      return "⚠ " + (typeof s === "function" ? s(w.tile_px) : s || w.message) + " ";
+    }).join("");
+    msg += t.readDone(tiles.length, ms);
     if (keptHand) msg += " " + (reading.error ? `${reading.error}. ` : "") + t.noTilesKept;
     else if (readHand) {
       if (reading.sure === false) msg += " " + t.unsureReading; // (bent to make a hand: see docs/vision.md)
@@ -503,7 +509,7 @@ async function onPhoto(file) {
     else msg += " " + (reading.error ? `${reading.error}. ${t.noHand}` : t.noHand);
     if (changes.length) msg += " " + t.changed(changes.join(", "));
     return msg;
-  }, !readHand && !partial?.waits?.length);
+  }, warnings.length > 0 || (!readHand && !partial?.waits?.length));
   drawBoxes();
   renderHand();
   if (keptHand) return;

@@ -9,6 +9,12 @@ export const STRINGS = {
     noHand: "No complete hand could be read. Fix the tiles below, or type the hand.",
     uncertain: (n) => `${n} tile(s) uncertain (dashed): check them.`,
     unsureReading: "The reader had to guess to make this a hand: check it against the photo.",
+    // what is wrong with the photo itself (reading.warnings, vision/quality.py); shown before the rest
+    photoWarnings: {
+      greyscale: "The photo is greyscale: red fives and the green/red tiles cannot be told by colour. Check every tile, or retake it in colour.",
+      small_tiles: (px) => `The tiles are only ${px} px tall: the reading is unreliable. Take the photo closer.`,
+      small_photo: "The photo is too small to show a hand. Take it closer or at a higher resolution.",
+    },
     networkError: "Could not reach the server.",
     hand: "Hand",
     handHint: "Tap a tile to change it or mark it as the winning tile.",
@@ -63,6 +69,11 @@ export const STRINGS = {
     noHand: "和了形を読み取れませんでした。下の牌を直すか、手牌を入力してください。",
     uncertain: (n) => `不確かな牌が${n}枚あります（点線）。確認してください。`,
     unsureReading: "推測を含む読み取りです。写真と見比べて確認してください。",
+    photoWarnings: {
+      greyscale: "白黒写真です。赤五や緑・赤の牌は色で見分けられません。すべての牌を確認するか、カラーで撮り直してください。",
+      small_tiles: (px) => `牌が${px}ピクセルしかなく、読み取りは不確かです。もっと近くで撮ってください。`,
+      small_photo: "写真が小さすぎて手牌が写っていません。近くで、または高い解像度で撮ってください。",
+    },
     networkError: "サーバーに接続できません。",
     hand: "手牌",
     handHint: "牌をタップして変更、または和了牌に指定します。",

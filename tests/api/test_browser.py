@@ -667,3 +667,35 @@ def test_a_double_tap_on_a_tile_does_not_pick_the_tile_under_the_sheet(hands_ser
     assert hand_on_page(page) != before
     assert not page.errors, page.errors
     page.context.close()
+
+
+@pytest.mark.parametrize("locale, words", [("en-US", "greyscale"), ("ja-JP", "白黒写真")])
+def test_phone_page_shows_the_photos_warnings_first(server, browser, shared_dir, locale, words):
+    """`reading.warnings` (a greyscale photo, tiny tiles) is what the player must see before trusting the
+    tiles: shown first in the status, in the page's language, styled as an alert; a photo without
+    warnings shows none."""
+    import httpx
+
+    photo = shared_dir / "data" / "real-dev" / PHOTO
+    real = httpx.post(server.url + "/v1/photos/score", files={"photo": (PHOTO, photo.read_bytes(), "image/jpeg")},
+                      timeout=60)
+    assert real.status_code == 200 and real.json()["reading"]["warnings"] == []
+    body = real.json()
+    for answer, expect in ((body, False), ({**body, "reading": {**body["reading"], "warnings": [
+            {"code": "greyscale", "message": "the photo is greyscale"},
+            {"code": "small_tiles", "message": "tiny", "tile_px": 14}]}}, True)):
+        context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True,
+                                      locale=locale)
+        page = context.new_page()
+        page.route("**/v1/photos/score", (lambda a: lambda route: route.fulfill(json=a))(answer))
+        page.goto(server.url + "/")
+        page.wait_for_selector("#rules option", state="attached")
+        with page.expect_response(lambda r: "/v1/photos/score" in r.url):
+            page.set_input_files("#photo-input", str(photo))
+        page.wait_for_function("() => document.querySelector('#status').innerText.length > 0")
+        status = page.locator("#status")
+        text = status.inner_text()
+        assert (words in text) is expect and ("14" in text) is expect, text
+        if expect:
+            assert text.startswith("⚠") and "error" in (status.get_attribute("class") or "")
+        context.close()
