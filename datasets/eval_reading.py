@@ -30,7 +30,8 @@ loses the most hands before choosing what to work on (and the hand tiles left wi
 missed whole weighs on tile recall as much as a dozen tiles missed one by one; and how many of those the first
 detector's first pass boxed, `miss_causes.mark_first_pass`: lost by the reading step, not the detector's to mend). Each pair also gets its hand tiles counted through
 the reader (`miss_causes.hand_tile_states`: boxed, taken into the hand once, read right; again for the legible tiles
-when the set has `ink.jsonl`, see `tsumo_synth.legibility`; per class too, `--report` writes those as markdown
+when the set has `ink.jsonl`, see `tsumo_synth.legibility`, and for those not blurred past its candidate
+`BLUR_RULE` when the labels record the photo's blur, session 51; per class too, `--report` writes those as markdown
 tables: the model cards' per-class figures; `--json` keeps each hand tile not read right, `tile_misses`:
 what became of it, its box, its candidates) and its exact photos by table kind (`table_kind`: a cloth with its
 pattern). And the photos whose reading scores as the labelled hand would (`miss_causes.scores_alike`), of the
@@ -86,11 +87,14 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                          "by_table": {}, "tile_misses": [], "unboxed_first_pass": 0}
                         for _ in pairs]
             legible = _legible_hand_tiles(folder, rows)
-            if legible is not None:
-                for res in per_pair:
-                    res["legible_tiles"] = dict.fromkeys(TILE_COUNTS, 0)
-            jobs = [(folder, i, row, None if legible is None else legible[i]) for i, row in enumerate(rows)]
-            for (_, i, row, _), records in zip(jobs, read(jobs)):
+            sharp = _legible_hand_tiles(folder, rows, blur=True)
+            for key, flags in (("legible_tiles", legible), ("legible_blur_tiles", sharp)):
+                if flags is not None:
+                    for res in per_pair:
+                        res[key] = dict.fromkeys(TILE_COUNTS, 0)
+            jobs = [(folder, i, row, None if legible is None else legible[i], None if sharp is None else sharp[i])
+                    for i, row in enumerate(rows)]
+            for (_, i, row, *_), records in zip(jobs, read(jobs)):
                 for res, rec in zip(per_pair, records):
                     _tally(res, i, row, rec)
             for res in per_pair:
@@ -163,8 +167,10 @@ def _read_job(readers: list[PhotoReader], job: tuple) -> list[dict]:
     return read_photo(readers, *job)
 
 
-def read_photo(readers: list[PhotoReader], folder: Path, i: int, row: dict, legible: list[bool] | None) -> list[dict]:
-    """Photo `i` of a set read by each reader: what `_tally` adds up, one record per reader."""
+def read_photo(readers: list[PhotoReader], folder: Path, i: int, row: dict, legible: list[bool] | None,
+               legible_blur: list[bool] | None = None) -> list[dict]:
+    """Photo `i` of a set read by each reader: what `_tally` adds up, one record per reader. `legible`,
+    `legible_blur`: each hand tile's flag under the legibility rule, and under it with the blur candidate."""
     image = load_image(folder / row["image"])
     records: list[dict] = [{} for _ in readers]
     order = range(len(readers)) if i % 2 == 0 else reversed(range(len(readers)))
@@ -182,6 +188,7 @@ def read_photo(readers: list[PhotoReader], folder: Path, i: int, row: dict, legi
             "by_class": [(t["cls"], tile_counts([state]))
                          for t, state in zip((t for t in row["tiles"] if t["in_hand"]), states, strict=True)],
             "legible": None if legible is None else tile_counts(states, legible),
+            "legible_blur": None if legible_blur is None else tile_counts(states, legible_blur),
             "tile_misses": hand_tile_misses(row["tiles"], reading, legible, takes),
             "cause": None if exact else first_cause(row["tiles"], reading)}
         # (only photos with unboxed hand tiles pay for the first pass's boxes: one more detection)
@@ -202,6 +209,8 @@ def _tally(res: dict, i: int, row: dict, rec: dict) -> None:
         _add(res["by_class"].setdefault(cls, dict.fromkeys(TILE_COUNTS, 0)), counts)
     if rec["legible"] is not None:
         _add(res["legible_tiles"], rec["legible"])
+    if rec.get("legible_blur") is not None:
+        _add(res["legible_blur_tiles"], rec["legible_blur"])
     res["tile_misses"] += [{"photo": i, **m} for m in rec["tile_misses"]]
     res["unboxed_first_pass"] += rec.get("unboxed_first_pass", 0)
     table = res["by_table"].setdefault(table_kind(row), [0, 0])
@@ -257,15 +266,18 @@ def table_kind(row: dict) -> str:
     return f"{kind}/{scene['cloth']}" if scene.get("cloth") else kind
 
 
-def _legible_hand_tiles(folder: Path, rows: list[dict]) -> list[list[bool]] | None:
+def _legible_hand_tiles(folder: Path, rows: list[dict], *, blur: bool = False) -> list[list[bool]] | None:
     """Per photo, each hand tile's `tsumo_synth.legibility` flag (hand tiles in labels order), or None when the
-    set's ink was never measured (`python -m tsumo_synth.legibility SET`)."""
+    set's ink was never measured (`python -m tsumo_synth.legibility SET`). `blur`: with the candidate blur rule
+    too (`legibility.BLUR_RULE`), or None when a photo's blur was never recorded (rendered before session 51)."""
     from tsumo_synth.legibility import hand_tile_flags, load_ink
 
     inks = load_ink(folder)
-    if inks is None:
+    if inks is None or (blur and any("lens" not in row.get("scene", {}) for row in rows)):
         return None
-    return [[bool(f) for f in hand_tile_flags(row["tiles"], inks[row["image"]])] for row in rows]
+    return [[bool(f) for f in hand_tile_flags(row["tiles"], inks[row["image"]], lens=row.get("scene", {}).get("lens"),
+                                              blur=blur)]
+            for row in rows]
 
 
 def tile_rates(counts: dict) -> str:
@@ -440,7 +452,7 @@ def summary(result: dict) -> dict:
                    "causes": r["causes"], "tiles": r["tiles"], "by_class": r["by_class"],
                    "unboxed_by_cause": r["unboxed_by_cause"], "unboxed_first_pass": r["unboxed_first_pass"],
                    "by_table": r["by_table"], "surely": r["surely"],
-                   "scoring": r["scoring"], **({"legible_tiles": r["legible_tiles"]} if "legible_tiles" in r else {})}
+                   "scoring": r["scoring"], **{k: r[k] for k in ("legible_tiles", "legible_blur_tiles") if k in r}}
             if k:
                 first, this = set(res[0]["misses"]), set(r["misses"])
                 row["only_first_reads"] = sorted(this - first)
@@ -541,6 +553,8 @@ def main(argv: list[str] | None = None) -> int:
                 print("    exact by table: " + ", ".join(f"{kind} {e}/{n}" for kind, (n, e) in sorted(r["by_table"].items())))
                 if "legible_tiles" in r:
                     print("    legible: " + tile_rates(r["legible_tiles"]))
+                if "legible_blur_tiles" in r:  # issue #3's question 2: a candidate for the owner, not the rule
+                    print("    legible, counting blur (candidate): " + tile_rates(r["legible_blur_tiles"]))
             if args.show_misses:
                 misses = sorted({i for r in s["results"] for i in r["misses"]})
                 for i in misses:

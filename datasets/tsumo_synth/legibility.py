@@ -31,6 +31,18 @@ LEGIBLE_RULE = (f"visible share ≥ {MIN_VISIBLE}, box ≥ {MIN_LONG_PX:.0f} px 
                 f"tile that is not a white dragon, face-ink contrast ≥ {MIN_INK:.0f} grey levels")
 INK_FILE = "ink.jsonl"
 
+# Blur, a candidate for the owner (issue #3's question 2), fixed by eye in session 51 from contact sheets of
+# tune10_x3's legible hand tiles bucketed by blur / long side, before the gate was read with it: motion blur
+# 0.11-0.14 of the tile's long side leaves pins and sous readable and man numerals mostly, 0.14-0.18 man mostly
+# not, 0.18-0.25 mostly nothing, more nothing; defocus up to 0.035 leaves everything readable, from 0.04 man
+# numerals mostly not (pins, sous, honours still). The renderer records each photo's blur (`scene.lens`) since
+# session 51; a set rendered before has none, and this rule then says nothing (None).
+MOTION_SHARE = 0.18
+MAN_DEFOCUS_SHARE = 0.04
+BLUR_RULE = (f"motion blur under {MOTION_SHARE} of the tile's long side and, for a man tile, defocus sigma under "
+             f"{MAN_DEFOCUS_SHARE} of it")
+MAN_TILES = frozenset(f"{d}m" for d in range(10))
+
 
 def legible(label: str, visible: float, long_px: float, ink: float | None) -> bool | None:
     """`LEGIBLE_RULE` for one hand tile; None when its ink was never measured. A face-down tile (`back`) or a
@@ -42,10 +54,24 @@ def legible(label: str, visible: float, long_px: float, ink: float | None) -> bo
     return None if ink is None else ink >= MIN_INK
 
 
-def hand_tile_flags(tiles: list[dict], ink: list[float] | None) -> list[bool | None]:
+def blurred(label: str, long_px: float, lens: dict | None) -> bool | None:
+    """Is the tile blurred past `BLUR_RULE` (the photo's `scene.lens`: kind none / motion length_px / defocus
+    sigma_px)? None when the photo's blur was never recorded."""
+    if lens is None:
+        return None
+    if lens.get("kind") == "motion":
+        return lens["length_px"] >= MOTION_SHARE * long_px
+    if lens.get("kind") == "defocus":
+        return label in MAN_TILES and lens["sigma_px"] >= MAN_DEFOCUS_SHARE * long_px
+    return False
+
+
+def hand_tile_flags(tiles: list[dict], ink: list[float] | None, *, lens: dict | None = None,
+                    blur: bool = False) -> list[bool | None]:
     """`legible` for each hand tile of a photo's labels (`tiles` and its `ink`, both in labels order; hand
     tiles in labels order), the size measured as `crops.photo_tile_crops` measures it: the long side of the
-    tile's visible pixels in the hand's frame (the reader levels the row before it cuts the tiles)."""
+    tile's visible pixels in the hand's frame (the reader levels the row before it cuts the tiles).
+    `blur`: also `BLUR_RULE` (the candidate), from the photo's `lens` (None for every tile without it)."""
     from .crops import frame_box, hand_frame
 
     order = sorted((t for t in tiles if t["in_hand"]), key=lambda t: t["index"])
@@ -55,7 +81,12 @@ def hand_tile_flags(tiles: list[dict], ink: list[float] | None) -> list[bool | N
     for t, k in zip(tiles, ink, strict=True):
         if t["in_hand"]:
             fb = frame_box(frame, t)
-            out.append(legible(t["cls"], t["visible"], float(max(fb[2] - fb[0], fb[3] - fb[1])), k))
+            long_px = float(max(fb[2] - fb[0], fb[3] - fb[1]))
+            flag = legible(t["cls"], t["visible"], long_px, k)
+            if blur and flag:
+                b = blurred(t["cls"], long_px, lens)
+                flag = None if b is None else not b
+            out.append(flag)
     return out
 
 

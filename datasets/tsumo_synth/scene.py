@@ -626,8 +626,9 @@ def _render(sequence: str, rng: np.random.Generator, artist: FaceSource | None, 
         _paint_fingers(painter, fx_rng, hand_boxes)
 
     img = painter.canvas
+    lens: dict = {"kind": "none"}
     if opts.effects:
-        img = _light_and_lens(img, fx_rng, table.gloss)
+        img = _light_and_lens(img, fx_rng, table.gloss, lens)
     img = np.clip(img, 0, 255).astype(np.uint8)
     if opts.effects and fx_rng.random() < 0.9:
         q = int(fx_rng.integers(45, 96))
@@ -645,7 +646,8 @@ def _render(sequence: str, rng: np.random.Generator, artist: FaceSource | None, 
         players=opts.players,
         camera={"azimuth_deg": round(float(np.degrees(cam.azimuth)), 2), "elevation_deg": round(float(np.degrees(cam.elevation)), 2),
                 "roll_deg": round(float(np.degrees(cam.roll)), 2), "focal_px": round(float(cam.K[0, 0]), 1)},
-        scene={"table": table.kind, "standing": standing, **({"cloth": table.pattern} if table.pattern else {})},
+        scene={"table": table.kind, "standing": standing, **({"cloth": table.pattern} if table.pattern else {}),
+               "lens": lens},
     )
     return img, photo, painter.ids, [i for i, _ in owned]
 
@@ -830,7 +832,10 @@ def _mask_hits(mask: np.ndarray, hull: np.ndarray) -> bool:
     return bool(((poly > 0) & (mask > 0)).any())
 
 
-def _light_and_lens(img: np.ndarray, rng: np.random.Generator, gloss: float) -> np.ndarray:
+def _light_and_lens(img: np.ndarray, rng: np.random.Generator, gloss: float, lens: dict | None = None) -> np.ndarray:
+    """Light, glare, lens blur and sensor noise. `lens` (if given) receives the blur drawn, in photo pixels
+    ({"kind": "none"}, {"kind": "defocus", "sigma_px": …} or {"kind": "motion", "length_px": …}): the labels
+    keep it, so a tile's blur can be set against its size (the legibility rule did not see blur)."""
     h, w = img.shape[:2]
     sh, sw = max(2, h // 8), max(2, w // 8)
     yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
@@ -853,15 +858,21 @@ def _light_and_lens(img: np.ndarray, rng: np.random.Generator, gloss: float) -> 
     # lens: defocus or motion blur
     r = rng.random()
     scale = max(w, h) / 1000
+    drawn: dict = {"kind": "none"}
     if r < 0.45:
-        img = cv2.GaussianBlur(img, (0, 0), rng.uniform(0.3, 1.6) * scale)
+        sigma = rng.uniform(0.3, 1.6) * scale
+        drawn = {"kind": "defocus", "sigma_px": round(float(sigma), 2)}
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
     elif r < 0.6:
         k = max(3, int(rng.uniform(3, 11) * scale)) | 1
+        drawn = {"kind": "motion", "length_px": k}
         kernel = np.zeros((k, k), np.float32)
         a = rng.uniform(0, np.pi)
         c = k // 2
         cv2.line(kernel, (int(c - np.cos(a) * c), int(c - np.sin(a) * c)), (int(c + np.cos(a) * c), int(c + np.sin(a) * c)), 1.0, 1)
         img = cv2.filter2D(img, -1, kernel / kernel.sum())
+    if lens is not None:
+        lens.update(drawn)
     # sensor noise
     sigma = rng.uniform(0, 9)
     if sigma > 0.5:

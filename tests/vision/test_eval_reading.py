@@ -81,6 +81,23 @@ def test_tile_counts_of_legible_tiles_when_the_set_has_ink(rendered, tmp_path):
     res = eval_reading.evaluate([tmp_path], [SHIPPED], limit=2)["sets"][str(tmp_path)]["results"][0]
     assert 0 < res["legible_tiles"]["n"] < res["tiles"]["n"]
     assert all(res["legible_tiles"][k] <= res["tiles"][k] for k in res["tiles"])
+    # the blur candidate (issue #3's question 2) only takes legible tiles away, when the labels record blur
+    blur = res["legible_blur_tiles"]
+    assert 0 < blur["n"] <= res["legible_tiles"]["n"] and all(blur[k] <= res["legible_tiles"][k] for k in blur)
+
+
+def test_no_blur_figure_for_a_set_rendered_without_its_lens_record(rendered, tmp_path):
+    from tsumo_synth.legibility import measure_set
+
+    rows = [json.loads(line) for line in (rendered / "labels.jsonl").read_text().splitlines() if line.strip()]
+    for r in rows:
+        r["scene"].pop("lens", None)
+    (tmp_path / "labels.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    for name in ("manifest.json", "images"):
+        (tmp_path / name).symlink_to(rendered / name)
+    measure_set(tmp_path, quiet=True)
+    res = eval_reading.evaluate([tmp_path], [SHIPPED], limit=1)["sets"][str(tmp_path)]["results"][0]
+    assert "legible_tiles" in res and "legible_blur_tiles" not in res
 
 
 def test_a_wrong_truth_is_a_miss(rendered, tmp_path):

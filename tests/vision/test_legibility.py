@@ -107,3 +107,49 @@ def test_report_lists_every_photo_set_with_its_legible_split():
     text = eval_classifier.markdown({"photos": one, "photos_b": {**one, "set": "cache/synth/b"}})
     assert "### photos (a): 85.00 %" in text and "### photos_b (b): 85.00 %" in text
     assert text.count("legible = L") == 2 and text.count("- illegible: 80.00 % of 10 (2 errors)") == 2
+
+
+def test_the_photo_records_its_lens_blur_and_the_pixels_stay_the_same(faces):
+    """`scene.lens` says which blur the renderer drew (so a tile's blur can be set against its size); it is a
+    record only: the photo and the stream are those of the renderer before it (hash checked in session 51)."""
+    kinds = {}
+    for seed in range(30):
+        img, lab = render_hand_photo(SEQ, np.random.default_rng(seed), artist=faces, size=(480, 360))
+        lens = lab.to_json()["scene"]["lens"]
+        kinds[lens["kind"]] = lens
+        assert lens["kind"] in ("none", "motion", "defocus")
+    assert set(kinds) == {"none", "motion", "defocus"}  # 45 % defocus, 15 % motion, 40 % none
+    assert kinds["motion"]["length_px"] >= 3 and kinds["motion"]["length_px"] % 2 == 1
+    assert 0.3 * 0.48 <= kinds["defocus"]["sigma_px"] <= 1.6 * 0.48 + 0.01
+    _, still = render_hand_photo(SEQ, np.random.default_rng(0), artist=faces, size=(480, 360), effects=False)
+    assert still.scene["lens"] == {"kind": "none"}
+
+
+@pytest.mark.parametrize("label, long_px, lens, out", [
+    ("3p", 50, None, None),                                   # blur never recorded: the rule says nothing
+    ("3p", 50, {"kind": "none"}, False),
+    ("3p", 50, {"kind": "motion", "length_px": 9}, True),     # 0.18 of 50
+    ("3p", 50, {"kind": "motion", "length_px": 7}, False),
+    ("3m", 50, {"kind": "defocus", "sigma_px": 2.0}, True),   # 0.04 of 50, a man numeral
+    ("3m", 50, {"kind": "defocus", "sigma_px": 1.9}, False),
+    ("3p", 50, {"kind": "defocus", "sigma_px": 3.0}, False),  # pins keep their dots under defocus
+    ("0m", 50, {"kind": "defocus", "sigma_px": 2.5}, True),
+])
+def test_blur_rule(label, long_px, lens, out):
+    from tsumo_synth.legibility import blurred
+
+    assert blurred(label, long_px, lens) is out
+
+
+def test_blur_only_takes_legible_tiles_away(faces):
+    from tsumo_synth.legibility import hand_tile_flags
+
+    _, lab = render_hand_photo(SEQ, np.random.default_rng(4), artist=faces, size=(640, 480), standing=False, ink=True)
+    tiles = lab.to_json()["tiles"]
+    ink = [t.ink for t in lab.tiles]
+    plain = hand_tile_flags(tiles, ink)
+    assert hand_tile_flags(tiles, ink, lens={"kind": "none"}, blur=True) == plain
+    smeared = hand_tile_flags(tiles, ink, lens={"kind": "motion", "length_px": 999}, blur=True)
+    assert any(plain) and not any(smeared)
+    unknown = hand_tile_flags(tiles, ink, lens=None, blur=True)
+    assert all(u is None for u, p in zip(unknown, plain) if p) and all(u is False for u, p in zip(unknown, plain) if p is False)
