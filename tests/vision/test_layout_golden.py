@@ -45,6 +45,7 @@ def snapshot(entry: dict) -> dict:
     reading = read_hand(tiles, players=entry["players"], row=row, seen_row=tuple(entry["seen_row"]))
     out = reading.to_json()
     out.pop("timings_ms")
+    out.pop("warnings")  # (about the photo, added by PhotoReader after these steps: always empty here)
     out["cost_exact"] = reading.cost
     return {"photo": entry["photo"], "arrangements": arrangements, "reading": out}
 
