@@ -6,8 +6,9 @@ upload streams, by `api.body_limit`) → the form's fields (422 naming an unknow
 before the photo is held in memory) → the image header (415 not an image we read, 422
 corrupt/empty, 413 too many pixels — before any decode, so a decompression bomb is refused in
 microseconds; a JPEG over the limit is decoded at 1/2…1/8 instead) → a free inference slot →
-decode and read in a worker thread. With `keep=true` the photo is saved once decoded, before the
-read, so a photo that breaks the reader is kept too; a keep that fails is reported, never fatal.
+decode and read in a worker thread. With `keep=true` the photo is saved before that, in a thread of its
+own (not an inference slot), so a photo the decoder or the reader fails on is kept too, its sidecar saying
+why; a keep that fails is reported, never fatal.
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import itertools
 import json
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
@@ -129,7 +131,15 @@ def _busy(gate: Any, exc: Saturated, fields: dict[str, Any]) -> HTTPException:
     )
 
 
-def _keep_photo(settings: ApiSettings, rid: str, data: bytes, info: ImageInfo) -> Path:
+@dataclass(frozen=True)
+class Kept:
+    """A photo saved for `keep=true`: where, and when it was received (its sidecar says the same time)."""
+
+    photo: Path
+    received: datetime
+
+
+def _keep_photo(settings: ApiSettings, rid: str, data: bytes, info: ImageInfo) -> Kept:
     """Save the photo under `keep_dir/YYYY-MM-DD/`, never over another one (a client that reuses
     its X-Request-ID within a second overwrote the earlier photo)."""
     now = datetime.now(timezone.utc)
@@ -142,20 +152,31 @@ def _keep_photo(settings: ApiSettings, rid: str, data: bytes, info: ImageInfo) -
         try:
             with open(path, "xb") as f:
                 f.write(data)
-            return path
+            return Kept(path, now)
         except FileExistsError:
             continue
     raise AssertionError("unreachable")
 
 
-def _keep_sidecar(photo: Path, rid: str, info: ImageInfo, context: PhotoContext, reading: dict | None,
+def _keep_sidecar(kept: Kept, rid: str, info: ImageInfo, context: PhotoContext, reading: dict | None,
                   error: str | None = None) -> None:
     """The JSON next to a kept photo: context and reading (or the error that stopped the read)."""
-    sidecar = {"request_id": rid, "received": datetime.now(timezone.utc).isoformat(), "image": info.model_dump(),
+    sidecar = {"request_id": rid, "received": kept.received.isoformat(), "image": info.model_dump(),
                "context": context.model_dump(exclude_unset=True), "reading": reading}
     if error is not None:
         sidecar["error"] = error
-    photo.with_suffix(".json").write_text(json.dumps(sidecar, ensure_ascii=False, indent=1))
+    kept.photo.with_suffix(".json").write_text(json.dumps(sidecar, ensure_ascii=False, indent=1))
+
+
+async def _keep_sidecar_quietly(kept: Kept, *args: Any) -> bool:
+    """`_keep_sidecar` off the event loop; False (logged) when the disk refuses it: never the client's fault."""
+    try:
+        await anyio.to_thread.run_sync(_keep_sidecar, kept, *args)
+        return True
+    except OSError as exc:
+        logging.getLogger(LOGGER_NAME).error("keep sidecar failed", exc_info=exc,
+                                             extra={"fields": {"event": "keep_failed", "photo": kept.photo.name}})
+        return False
 
 
 async def _read(
@@ -176,35 +197,31 @@ async def _read(
     fields.update(image=f"{info.format} {info.width}x{info.height}", bytes=len(data))
 
     rid = request_id(request)
-    kept: dict[str, Any] = {}  # "path" once the photo is on disk, "error" if it could not be
+    kept = keep_error = None
+    if keep:  # before the read (its own thread, not an inference slot), so a photo that breaks the reader is kept too
+        try:
+            kept = await anyio.to_thread.run_sync(_keep_photo, settings, rid, data, info)
+        except OSError as exc:  # the server's disk, not the client's photo: read it anyway
+            keep_error = f"the photo could not be kept ({type(exc).__name__}: {exc})"
+            logging.getLogger(LOGGER_NAME).error(
+                "keep failed", exc_info=exc, extra={"fields": {"event": "keep_failed", "request_id": rid}})
 
     def decode_and_read() -> tuple[Any, dict[str, float]]:
         t0 = time.perf_counter()
         image = load_image(data, max_pixels=settings.max_pixels)
         t1 = time.perf_counter()
-        if keep:  # before the read, so a photo that makes the reader fail is kept too
-            try:
-                kept["path"] = _keep_photo(settings, rid, data, info)
-            except OSError as exc:  # the server's disk, not the client's photo: read it anyway
-                kept["error"] = f"the photo could not be kept ({type(exc).__name__}: {exc})"
-                logging.getLogger(LOGGER_NAME).error(
-                    "keep failed", exc_info=exc, extra={"fields": {"event": "keep_failed", "request_id": rid}})
-        t_read = time.perf_counter()
-        try:
-            reading = reader.read(image, players=players)
-        except Exception as exc:
-            if "path" in kept:
-                try:
-                    _keep_sidecar(kept["path"], rid, info, context, None, error=f"{type(exc).__name__}: {exc}")
-                except OSError:
-                    pass
-            raise
+        reading = reader.read(image, players=players)
         t2 = time.perf_counter()
-        return reading, {"decode": (t1 - t0) * 1000, "read": (t2 - t_read) * 1000}
+        return reading, {"decode": (t1 - t0) * 1000, "read": (t2 - t1) * 1000}
 
     queued = time.perf_counter()
     try:
-        reading, timings = await gate.run(decode_and_read)
+        try:
+            reading, timings = await gate.run(decode_and_read)
+        except Exception as exc:  # the kept photo says why it has no reading (busy, damaged, a reader bug)
+            if kept is not None:
+                await _keep_sidecar_quietly(kept, rid, info, context, None, f"{type(exc).__name__}: {exc}")
+            raise
     except Saturated as exc:
         raise _busy(gate, exc, fields) from exc
     except ImageError as exc:
@@ -212,15 +229,13 @@ async def _read(
     done = time.perf_counter()
     reading_json = reading.to_json()
     timings["queue"] = max(0.0, (done - queued) * 1000 - timings["decode"] - timings["read"])
-    kept_name = keep_error = None
-    if "path" in kept:
-        kept_name = fields["kept"] = str(Path(kept["path"].parent.name) / kept["path"].name)
-        try:
-            await anyio.to_thread.run_sync(_keep_sidecar, kept["path"], rid, info, context, reading_json)
-        except OSError as exc:
-            kept["error"] = f"the photo was kept but its reading could not be ({type(exc).__name__}: {exc})"
-    if "error" in kept:
-        keep_error = fields["keep_error"] = kept["error"]
+    kept_name = None
+    if kept is not None:
+        kept_name = fields["kept"] = str(Path(kept.photo.parent.name) / kept.photo.name)
+        if not await _keep_sidecar_quietly(kept, rid, info, context, reading_json):
+            keep_error = "the photo was kept but its reading could not be written beside it"
+    if keep_error:
+        fields["keep_error"] = keep_error
     timings["total"] = (time.perf_counter() - started) * 1000
     timings = {k: round(v, 1) for k, v in timings.items()}
     fields.update(tiles=len(reading_json.get("tiles") or []), hand=bool(reading_json.get("hand")), **{f"{k}_ms": v for k, v in timings.items()})

@@ -6,13 +6,17 @@ are exercised in test_photos_real.py.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import logging
 import resource
 import time
+from datetime import datetime
 
 import httpx
+import numpy as np
 import pytest
+from PIL import Image
 
 from api.app import create_app
 from api.request_log import JsonFormatter
@@ -472,6 +476,25 @@ def test_keep_true_saves_the_photo_and_its_reading(make_client, tmp_path):
     sidecar = json.loads(photo.with_suffix(".json").read_text())
     assert sidecar["context"] == {"win": "tsumo"}
     assert sidecar["reading"]["tiles"][0]["label"] == "1m"
+    # the sidecar's time is the photo's (its name), not when the reading was written seconds later
+    received = datetime.fromisoformat(sidecar["received"])
+    assert photo.parent.name == received.strftime("%Y-%m-%d") and photo.name.startswith(received.strftime("%H%M%S"))
+
+
+def test_a_damaged_photo_asked_to_be_kept_is_kept_with_why(make_client, tmp_path):
+    """The photo is kept before it is decoded (in a thread of its own, not an inference slot): one that starts
+    like a JPEG but breaks the decoder is the one worth keeping, with the error beside it."""
+    client = make_client(keep_dir=tmp_path / "kept")
+    noise = np.random.default_rng(0).integers(0, 255, (240, 320, 3)).astype(np.uint8)
+    buf = io.BytesIO()
+    Image.fromarray(noise).save(buf, "JPEG")
+    damaged = buf.getvalue()[:buf.tell() * 6 // 10]  # the header whole, the scan cut off
+    r = post_photo(client, damaged, keep="true", headers_id="half")
+    assert r.status_code == 422, r.text
+    (photo,) = (tmp_path / "kept").glob("*/*-half.jpg")
+    assert photo.read_bytes() == damaged
+    sidecar = json.loads(photo.with_suffix(".json").read_text())
+    assert sidecar["reading"] is None and "ImageError" in sidecar["error"]
 
 
 def test_a_keep_folder_that_cannot_be_written_still_returns_the_reading(make_client, tmp_path):
