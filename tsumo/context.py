@@ -122,6 +122,25 @@ def parse_rule_value(text: str) -> Any:
         return text
 
 
+def checked_rules(rules: "str | dict", *, players: int | None = None, where: str | None = None) -> int:
+    """Resolve the rule set the flags name, so a bad `--rules`/`--rule` fails before any slow work (a photo
+    read, a video scanned, a file of hands scored to the same error), and refuse `--players` that contradict
+    it (every hand would score as an error). Returns the rule set's player count. `where`: what to name in
+    the message (default `--rule` for overrides, else `--rules`)."""
+    from scoring.rules import resolve_rules
+
+    try:
+        resolved = resolve_rules(rules)
+    except HandError as exc:  # an override's message keeps its field name; a preset's would repeat "rules"
+        overrides = isinstance(rules, dict)
+        raise UsageError(f"{where or ('--rule' if overrides else '--rules')}: "
+                         f"{exc if overrides else exc.message}") from None
+    if players and players != resolved.players:
+        name = rules.get("preset") if isinstance(rules, dict) else rules
+        raise UsageError(f"--players {players}: the rule set {name!r} is for {resolved.players} players")
+    return resolved.players
+
+
 def build_rules(preset: str, overrides: list[str]) -> Any:
     """`--rules P --rule k=v …` as the §1 `rules` value: the preset name, or an object."""
     if not overrides:

@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 from tsumo.cli import UsageError
-from tsumo.context import add_context_flags, context_from_args
+from tsumo.commands.read import load_models
+from tsumo.context import add_context_flags, checked_rules, context_from_args
 
 
 def _positive_float(text: str) -> float:
@@ -55,19 +56,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _check_rules(name: "str | dict", where: str) -> int:
-    """Unknown presets fail before any video is read. Returns the rule set's player count."""
-    try:
-        from scoring import resolve_rules
-    except ImportError:  # scoring engine not installed: scores will carry the error instead
-        return 4
-    try:
-        rules = resolve_rules(name)
-    except Exception as exc:  # noqa: BLE001 - the engine's message names the problem
-        raise UsageError(f"{where}: {getattr(exc, 'message', exc)}") from None
-    return int(getattr(rules, "players", 4) or 4)
-
-
 def run(args: argparse.Namespace) -> int:
     from concurrent.futures.process import BrokenProcessPool
 
@@ -81,10 +69,8 @@ def run(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     context = context_from_args(args, only_given=True)
-    rules_players = _check_rules(context["rules"], "--rule" if isinstance(context["rules"], dict) else "--rules")
-    if args.players and args.players != rules_players and not args.declared:
-        # every win would score as an error (rows of a --declared file may name their own rules)
-        raise UsageError(f"--players {args.players}: the rule set {args.rules!r} is for {rules_players} players")
+    # (with --declared, --players is not held against --rules: its rows may name their own rules)
+    rules_players = checked_rules(context["rules"], players=None if args.declared else args.players)
     players = args.players or rules_players
     declared = None
     if args.declared:
@@ -94,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--declared: {exc}") from None
         for w in declared.wins:
             if "rules" in w.context:
-                _check_rules(w.context["rules"], f"--declared: {args.declared}: line {w.line}, column 'rules'")
+                checked_rules(w.context["rules"], where=f"--declared: {args.declared}: line {w.line}, column 'rules'")
     models = Path(args.models) if args.models else None
     if models is not None and not models.is_dir():
         raise UsageError(f"--models: {models} is not a folder")
@@ -108,13 +94,7 @@ def run(args: argparse.Namespace) -> int:
                            ray=args.ray is not None, ray_address=args.ray or None,
                            context=context, declared=declared, keep_other_checkpoint=True)
     factory = PipelineReaderFactory(str(models) if models else None, threads=1, players=players)
-    try:
-        reader = factory()  # the run needs one here anyway; a broken model fails before any work
-    except FileNotFoundError as exc:  # a model file missing
-        raise UsageError(str(exc)) from None
-    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types for a broken model file
-        where = models or "the shipped models/ folder"
-        raise UsageError(f"cannot load the models in {where}: {str(exc).strip() or type(exc).__name__}") from None
+    reader = load_models(factory, models)  # the run needs one here anyway; a broken model fails before any work
     _check_writable(out)
     if args.restart and (out / FILENAME).exists():
         (out / FILENAME).unlink()

@@ -142,14 +142,10 @@ def _same_file(a: str, b: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     from scoring import score_json
-    from scoring.errors import HandError
-    from scoring.rules import resolve_rules
+    from tsumo.context import checked_rules
 
     if args.rules is not None:  # a bad default would turn every line into the same error
-        try:
-            resolve_rules(args.rules)
-        except HandError as exc:
-            raise UsageError(f"--rules: {exc.message}") from None
+        checked_rules(args.rules)
     if args.input != "-" and args.output != "-" and _same_file(args.input, args.output):
         # opening the output would empty the input before a line of it is read
         raise UsageError(f"-o {args.output} is the input file: write the results to another file")

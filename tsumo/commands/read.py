@@ -9,9 +9,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
 from tsumo.cli import UsageError
+
+T = TypeVar("T")
 
 
 def add_reader_flags(p: argparse.ArgumentParser) -> None:
@@ -62,18 +64,24 @@ def load_photo(path: Path):
         raise UsageError(f"{path}: {exc}") from None
 
 
+def load_models(build: Callable[[], T], models: Path | str | None) -> T:
+    """`build()` (a reader from the ONNX files in `models`), with a missing or broken model file a
+    `UsageError` naming the folder instead of onnxruntime's traceback."""
+    try:
+        return build()
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types for a broken model file
+        where = models or "the shipped models/ folder"
+        raise UsageError(f"cannot load the models in {where}: {str(exc).strip() or type(exc).__name__}") from None
+
+
 def make_reader(args: argparse.Namespace):
     from vision.pipeline import PhotoReader
 
     if args.threads < 1:
         raise UsageError("--threads must be at least 1")
-    try:
-        return PhotoReader(models_dir=args.models, threads=args.threads)
-    except FileNotFoundError as exc:
-        raise UsageError(str(exc)) from None
-    except Exception as exc:  # noqa: BLE001 - onnxruntime raises its own types for a broken model file
-        where = args.models or "the shipped models/ folder"
-        raise UsageError(f"cannot load the models in {where}: {str(exc).strip() or type(exc).__name__}") from None
+    return load_models(lambda: PhotoReader(models_dir=args.models, threads=args.threads), args.models)
 
 
 def check_annotate_path(path: Path, photo: Path | None = None) -> None:

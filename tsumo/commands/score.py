@@ -15,7 +15,7 @@ from tsumo.cli import UsageError
 from tsumo.commands.hand import format_result
 from tsumo.commands.read import (add_reader_flags, check_annotate_path, describe_reading, load_photo,
                                  make_reader, write_annotated)
-from tsumo.context import add_context_flags, context_from_args, split_tiles
+from tsumo.context import add_context_flags, checked_rules, context_from_args, split_tiles
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -37,30 +37,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
-def _players(args: argparse.Namespace, rules: Any) -> int:
-    """The player count; resolving the rules also refuses a bad --rules/--rule before the photo
-    is read (with --players too: a typo in an override must not cost a reading)."""
-    from scoring.errors import HandError
-    from scoring.rules import resolve_rules
-
-    try:
-        resolved = resolve_rules(rules)
-    except HandError as exc:
-        if isinstance(rules, dict):
-            raise UsageError(f"--rule: {exc}") from None
-        raise UsageError(f"--rules: {getattr(exc, 'message', exc)}") from None
-    if args.players and args.players != resolved.players:
-        raise UsageError(f"--players {args.players}: the rule set {args.rules!r} is for {resolved.players} players")
-    return resolved.players
-
-
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from scoring import score_json
 
     ctx = context_from_args(args)  # bad flags fail before the (slow) photo reading
-    players = _players(args, ctx["rules"])
+    players = checked_rules(ctx["rules"], players=args.players)  # before the photo is read
     win = None
     if args.win:
         tiles = split_tiles(args.win, "--win")
