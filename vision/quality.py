@@ -8,10 +8,9 @@ Nothing here changes a reading: the tiles, hand and costs are as read.
 from __future__ import annotations
 
 import statistics
-from typing import Sequence
-
 import numpy as np
 
+from vision.boxes import long_sides
 from vision.classes import RED_FIVES
 
 # Greyscale: a pixel counts as coloured when its three channels, less the photo's overall tint (the median of each
@@ -58,26 +57,32 @@ def is_greyscale(image: np.ndarray) -> bool:
     return colour_share(image) < GREY_SHARE
 
 
-def tile_px(reading) -> float | None:
-    """The median long side of the hand's tiles (all tiles when no hand was laid out), photo pixels; None
-    when nothing was boxed."""
-    used = sorted({i for g in reading.groups for i in g.tiles})
+def hand_tiles(reading) -> list[int]:
+    """The indexes of the tiles the reading laid out in its groups (the hand), in order."""
+    return sorted({i for g in reading.groups for i in g.tiles})
+
+
+def tile_px(reading, used: list[int] | None = None) -> float | None:
+    """The median long side of the hand's tiles (`used`, default `hand_tiles`; all tiles when no hand was
+    laid out), photo pixels; None when nothing was boxed."""
+    used = hand_tiles(reading) if used is None else used
     tiles = [reading.tiles[i] for i in used] or [t for t in reading.tiles if t.label is not None] or reading.tiles
     if not tiles:
         return None
-    return statistics.median(max(t.frame_box[2] - t.frame_box[0], t.frame_box[3] - t.frame_box[1]) for t in tiles)
+    return float(statistics.median(long_sides(np.array([t.frame_box for t in tiles], float))))
 
 
 def photo_warnings(image: np.ndarray, reading) -> list[dict]:
     """What is wrong with the photo itself, as `Reading.warnings` entries ({code, message, …})."""
     out: list[dict] = []
+    used = hand_tiles(reading)
     if is_greyscale(image):
-        red = _red_fives_read(reading)
+        red = [reading.tiles[i].label for i in used or range(len(reading.tiles)) if reading.tiles[i].label in RED_FIVES]
         out.append({"code": "greyscale", "message": (
             "the photo is greyscale: red fives cannot be told from plain fives, and tiles told apart by colour "
             "(the green and red dragons, the green sou) are often misread; check every tile, or retake the photo "
             "in colour" + (f" (read as red fives from their shape alone: {' '.join(red)})" if red else ""))})
-    px = tile_px(reading)
+    px = tile_px(reading, used)
     if px is not None and px < SMALL_TILE_PX:
         n = int(round(px))
         out.append({"code": "small_tiles", "tile_px": n, "message": (
@@ -90,8 +95,3 @@ def photo_warnings(image: np.ndarray, reading) -> list[dict]:
             "take the photo closer or at a higher resolution")})
     return out
 
-
-def _red_fives_read(reading) -> Sequence[str]:
-    """The red fives the reading's hand (else all its tiles) holds."""
-    used = sorted({i for g in reading.groups for i in g.tiles}) or range(len(reading.tiles))
-    return [reading.tiles[i].label for i in used if reading.tiles[i].label in RED_FIVES]
