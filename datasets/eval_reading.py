@@ -86,8 +86,7 @@ def evaluate(sets: list[Path], pairs: list[tuple[Path, Path]], *, threads: int =
                          "tiles": dict.fromkeys(TILE_COUNTS, 0), "by_class": {}, "unboxed_by_cause": {},
                          "by_table": {}, "tile_misses": [], "unboxed_first_pass": 0}
                         for _ in pairs]
-            legible = _legible_hand_tiles(folder, rows)
-            sharp = _legible_hand_tiles(folder, rows, blur=True)
+            legible, sharp = _legible_hand_tiles(folder, rows)
             for key, flags in (("legible_tiles", legible), ("legible_blur_tiles", sharp)):
                 if flags is not None:
                     for res in per_pair:
@@ -266,18 +265,24 @@ def table_kind(row: dict) -> str:
     return f"{kind}/{scene['cloth']}" if scene.get("cloth") else kind
 
 
-def _legible_hand_tiles(folder: Path, rows: list[dict], *, blur: bool = False) -> list[list[bool]] | None:
-    """Per photo, each hand tile's `tsumo_synth.legibility` flag (hand tiles in labels order), or None when the
-    set's ink was never measured (`python -m tsumo_synth.legibility SET`). `blur`: with the candidate blur rule
-    too (`legibility.BLUR_RULE`), or None when a photo's blur was never recorded (rendered before session 51)."""
+def _legible_hand_tiles(folder: Path, rows: list[dict]) -> tuple[list[list[bool]] | None, list[list[bool]] | None]:
+    """Per photo, each hand tile's `tsumo_synth.legibility` flag (hand tiles in labels order), and the same with
+    the candidate blur rule (`legibility.BLUR_RULE`). The first is None when the set's ink was never measured
+    (`python -m tsumo_synth.legibility SET`), the second also when a photo's blur was never recorded (a set
+    rendered before session 51)."""
     from tsumo_synth.legibility import hand_tile_flags, load_ink
 
     inks = load_ink(folder)
-    if inks is None or (blur and any("lens" not in row.get("scene", {}) for row in rows)):
-        return None
-    return [[bool(f) for f in hand_tile_flags(row["tiles"], inks[row["image"]], lens=row.get("scene", {}).get("lens"),
-                                              blur=blur)]
-            for row in rows]
+    if inks is None:
+        return None, None
+
+    def flags(blur: bool) -> list[list[bool]]:
+        return [[bool(f) for f in hand_tile_flags(row["tiles"], inks[row["image"]],
+                                                  lens=row.get("scene", {}).get("lens"), blur=blur)]
+                for row in rows]
+
+    blur_known = all("lens" in row.get("scene", {}) for row in rows)
+    return flags(False), flags(True) if blur_known else None
 
 
 def tile_rates(counts: dict) -> str:
