@@ -144,7 +144,8 @@ class PipelineFrameReader:
         self._detector = _OnceDetector(TileDetector(_model(mdir, DETECTOR_FILE), threads))
         # (no second looks at an unsure frame, nor at one read empty: most frames show no winning hand, and
         # the fusion of a hand's frames is the audit's own second look)
-        self._reader = PhotoReader(models_dir=mdir, threads=threads, detector=self._detector, looks=(), empty_looks=())
+        self._reader = PhotoReader(models_dir=mdir, threads=threads, detector=self._detector, looks=(), empty_looks=(),
+                                   warnings=False)  # (a report of hands, not of frames: no one reads them)
         self.players = players
         digests = sorted(f"{p.name}:{_file_digest(p)}" for p in mdir.glob("*.onnx"))
         self.identity = (f"pipeline/players={players}/min_tiles={GATE_MIN_TILES}/row_faces={ROW_MIN_FACES}/"

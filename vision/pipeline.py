@@ -133,14 +133,17 @@ class PhotoReader:
                  detector: Detector | None = None, classifier: Classifier | None = None,
                  classify_all: bool = False, closer: Detector | None = None, alt: Detector | None = None,
                  third: Detector | None = None, looks: Sequence[Look] | None = None,
-                 empty_looks: Sequence[Look] | None = None):
+                 empty_looks: Sequence[Look] | None = None, warnings: bool = True):
         """`looks`: the ways to read an unsure photo again; by default SECOND_LOOKS, made from
         `detector` (and `closer`) when it offers `variant` (`TileDetector` does), else none, then
         ALT_LOOKS made from `alt` (loaded from `models_dir` with the detector, when the file is there),
         then LARGE_LOOKS made from each detector that offers `variant`, then THIRD_LOOKS made from `third` (loaded
         from `models_dir` with the detector, when the file is there).
         `empty_looks`: the ways to read it too when its first reading found no tile; by default EMPTY_LOOKS
-        made from `detector`, then from `alt`, each that offers `variant`."""
+        made from `detector`, then from `alt`, each that offers `variant`.
+        `warnings`: say what is wrong with the photo itself (`vision.quality`, a few ms a photo); a caller that
+        shows nobody the warnings (the footage audit, frame after frame) turns it off."""
+        self.warnings = warnings
         models_dir = Path(models_dir) if models_dir else MODELS_DIR
         if detector is None:
             from vision.detect import TileDetector
@@ -210,7 +213,8 @@ class PhotoReader:
                 pooled.notes.append("read unsurely by every look; read surer from all their tiles together")
                 pooled.sure = False  # (tiles no one look saw together: the user is asked to check them)
                 reading = pooled
-        reading.warnings = photo_warnings(image, reading)  # (said, never hidden: the reading is as read)
+        if self.warnings:
+            reading.warnings = photo_warnings(image, reading)  # (said, never hidden: the reading is as read)
         reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
         return reading
 

@@ -74,6 +74,26 @@ def test_greyscale_photo_is_flagged(reader, real_dev):
     assert _codes(reading) == ["greyscale"]
     assert "red fives cannot be told from plain fives" in reading.warnings[0]["message"]
     assert reading.to_json()["warnings"] == reading.warnings  # what the API serves
+    # a caller that shows no one the warnings (the footage audit) skips their cost; the reading is the same
+    quiet = PhotoReader(warnings=False).read(_jpeg(_grey(photo)))
+    assert quiet.warnings == [] and quiet.sequence == reading.sequence
+
+
+@MODELS
+def test_the_footage_audit_reads_frames_without_photo_warnings(monkeypatch, real_dev):
+    """Frame after frame, a few ms each, for warnings no report shows: the audit's reader never asks."""
+    import vision.pipeline as pipeline
+    from audit.reader import PipelineFrameReader
+    from audit.video import Frame
+
+    calls = []
+    monkeypatch.setattr(pipeline, "photo_warnings", lambda image, reading: calls.append(1) or [])
+    folder, labels = real_dev
+    frame = Frame(0, 0.0, load_image(folder / labels[0]["image"]))
+    assert PipelineFrameReader(None, threads=1, players=4).read(frame).sequence
+    assert calls == []
+    PhotoReader().read(frame.image)
+    assert calls == [1]  # (the patched function is the one the photo reader calls)
 
 
 @MODELS
