@@ -7,7 +7,6 @@ Nothing here changes a reading: the tiles, hand and costs are as read.
 """
 from __future__ import annotations
 
-import statistics
 import numpy as np
 
 from vision.boxes import long_sides
@@ -57,25 +56,20 @@ def is_greyscale(image: np.ndarray) -> bool:
     return colour_share(image) < GREY_SHARE
 
 
-def hand_tiles(reading) -> list[int]:
-    """The indexes of the tiles the reading laid out in its groups (the hand), in order."""
-    return sorted({i for g in reading.groups for i in g.tiles})
-
-
 def tile_px(reading, used: list[int] | None = None) -> float | None:
-    """The median long side of the hand's tiles (`used`, default `hand_tiles`; all tiles when no hand was
+    """The median long side of the hand's tiles (`used`, default `reading.used`; all tiles when no hand was
     laid out), photo pixels; None when nothing was boxed."""
-    used = hand_tiles(reading) if used is None else used
+    used = reading.used if used is None else used
     tiles = [reading.tiles[i] for i in used] or [t for t in reading.tiles if t.label is not None] or reading.tiles
     if not tiles:
         return None
-    return float(statistics.median(long_sides(np.array([t.frame_box for t in tiles], float))))
+    return float(np.median(long_sides(np.array([t.frame_box for t in tiles], float))))
 
 
 def photo_warnings(image: np.ndarray, reading) -> list[dict]:
     """What is wrong with the photo itself, as `Reading.warnings` entries ({code, message, …})."""
     out: list[dict] = []
-    used = hand_tiles(reading)
+    used = reading.used
     if is_greyscale(image):
         red = [reading.tiles[i].label for i in used or range(len(reading.tiles)) if reading.tiles[i].label in RED_FIVES]
         out.append({"code": "greyscale", "message": (

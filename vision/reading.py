@@ -329,6 +329,11 @@ class Reading:
     # winning tile is not in the photo, beyond what that alone costs (see THIRTEEN_COST)
     sure: bool = False
 
+    @property
+    def used(self) -> list[int]:
+        """The indexes of the tiles laid out in the groups (the hand), in order (as `Arrangement.used`)."""
+        return sorted({i for g in self.groups for i in g.tiles})
+
     def hand_with_win(self, win_tile: str) -> dict:
         """The hand with `win_tile` as the winning tile: one of the concealed tiles of a complete
         hand, or the tile that completes a 13-tile reading. Raises ValueError otherwise."""
