@@ -354,6 +354,10 @@ def test_photo_button_is_reached_by_keyboard_and_named(hands_server, browser):
     """The photo input was `hidden`: no keyboard user could reach it, no screen reader saw it."""
     page = open_phone(browser, hands_server.url, touch=False)
     page.route("**/v1/photos/score", lambda route: route.fulfill(json=READ))
+    # Playwright turns file-chooser interception on when the first listener is added, without
+    # waiting for the browser to confirm; a chooser opened in that gap is the headless native
+    # dialog and never reported (CI once timed out here). Listening from the start closes the gap.
+    page.on("filechooser", lambda _chooser: None)
     for _ in range(6):
         page.keyboard.press("Tab")
         if page.evaluate("document.activeElement.id") == "photo-input":
