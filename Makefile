@@ -1,13 +1,14 @@
 # The two set-up commands of the README:
 #   make demo   installs Tsumo and scores the bundled example photo with the shipped models
-#   make test   installs what the tests need (Python extras, Chromium, CJK fonts) and runs them all
+#   make test   installs what the tests need (Python extras, Chromium, CJK fonts, the training virtualenv)
+#               and runs them all
 PY ?= python3
 PIP = $(PY) -m pip install -q --disable-pip-version-check
 APT_PKGS = chromium fonts-noto-cjk fonts-ipaexfont-gothic fonts-ipaexfont-mincho fonts-wqy-microhei fonts-vlgothic fonts-arphic-ukai fonts-arphic-uming \
 	fonts-kouzan-mouhitsu fonts-aoyagi-kouzan-t fonts-aoyagi-soseki fonts-lxgw-wenkai fonts-cwtex-kai fonts-klee \
 	fonts-kiloji fonts-hanazono fonts-dejima-mincho fonts-motoya-l-maruberi
 
-.PHONY: install demo test-deps test test-fast test-slow train-env screenshot
+.PHONY: install demo test-deps test test-fast test-slow test-train train-env screenshot
 
 install:
 	$(PIP) -e .
@@ -30,6 +31,12 @@ test-deps: install
 test: test-deps
 	$(PY) -m pytest -q --durations=10
 	$(PY) -m pytest -q -m slow -rP --durations=15 || [ $$? -eq 5 ]
+	$(MAKE) --no-print-directory test-train
+
+# The training code's own tests (the `train` marker), in the training virtualenv: the recipe of the model
+# cards run end to end on a tiny budget, checkpoints rebuilt from the shipped ONNX files, network widening.
+test-train: train-env
+	.venv-train/bin/python -m pytest -q -m train -rP --durations=5 tests/training tests/vision
 
 test-fast: install
 	$(PY) -m pytest -q

@@ -39,7 +39,9 @@ from vision.classes import HALF_TURN_SYMMETRIC  # noqa: E402
 from vision.classify import CROP_MARGIN, FLIP_SUFFIX, INPUT_SIZE, class_names_75  # noqa: E402
 
 SHARED = REPO.parent / "shared"
-CACHE = REPO / "cache" / "classifier"
+# Work folders (rendered crops, mixes, runs) go under cache/; TSUMO_TRAIN_CACHE moves them elsewhere
+# (the recipe test trains in a temporary folder).
+CACHE = Path(os.environ.get("TSUMO_TRAIN_CACHE") or REPO / "cache") / "classifier"
 
 # Narrow YOLOv8-cls-style networks for small square tile crops (75 classes). The stem stays thin
 # (it runs at the highest resolution); width goes where the maps are small and cheap.

@@ -23,7 +23,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-CACHE = REPO / "cache"
+# Work folders (runs, data lists, mapped real photos) go under cache/; TSUMO_TRAIN_CACHE moves them
+# elsewhere (the recipe test trains in a temporary folder).
+CACHE = Path(os.environ.get("TSUMO_TRAIN_CACHE") or REPO / "cache")
 for _p in (REPO / "datasets", REPO):  # the synth package and `vision` (classes), as from the repo root
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))

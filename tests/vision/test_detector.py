@@ -346,6 +346,7 @@ def test_epoch_checkpoints_are_listed_in_epoch_order(tmp_path):
     assert [f.name for f in epoch_checkpoints(tmp_path)] == ["epoch0.pt", "epoch2.pt", "epoch10.pt"]
 
 
+@pytest.mark.train
 def test_freeze_batchnorm_keeps_the_statistics_of_a_training_step():
     """--freeze-bn: after the callback, a training-mode forward pass leaves BatchNorm's running
     statistics as they were (eval mode), while the convolutions stay in training mode."""

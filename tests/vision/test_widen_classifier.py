@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.train
 torch = pytest.importorskip("torch")
 pytest.importorskip("ultralytics")
 pytest.importorskip("onnxruntime")
