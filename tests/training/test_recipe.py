@@ -1,5 +1,5 @@
-"""The model cards' training recipe, run end to end on a tiny budget: rendered photos →
-`datasets/train_detector.py` → `datasets/train_classifier.py` → ONNX files that the runtime loads and
+"""The model cards' training recipe, run end to end on a tiny budget: `tsumo train detector` (rendered
+photos → `datasets/train_detector.py`) and `tsumo train classifier` → ONNX files that the runtime loads and
 reads a photo with (`tsumo read --models`). And what ultralytics trains on is what the runtime feeds:
 the shipped classifier, rebuilt into a checkpoint, gives through ultralytics' own loading of crop files
 the probabilities that `vision.classify` gives for the same crops.
@@ -37,21 +37,19 @@ def _run(cmd: list[str], env: dict[str, str]) -> None:
 
 @pytest.fixture(scope="module")
 def recipe(tmp_path_factory) -> Path:
-    """Eight rendered photos, a detector and a classifier trained one epoch each on them, exported to
-    `<work>/models`; every work folder under `<work>/cache` (TSUMO_TRAIN_CACHE)."""
+    """`tsumo train detector` and `tsumo train classifier`, as the model cards run them, on eight rendered
+    photos and two crops a class, one epoch each, exported to `<work>/models`; every work folder under
+    `<work>/cache` (TSUMO_TRAIN_CACHE)."""
     work = tmp_path_factory.mktemp("recipe")
     models = work / "models"
-    env = {**os.environ, "TSUMO_TRAIN_CACHE": str(work / "cache"), "OMP_NUM_THREADS": "2",
-           "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "datasets")])}
-    py = sys.executable
-    _run([py, "-m", "tsumo_synth.photos", "--n", "8", "--seed", str(SEED), "--out", str(work / "photos"),
-          "--workers", "1", "--val-frac", "0.25"], env)
-    _run([py, "datasets/train_detector.py", "--synth", str(work / "photos"), "--real", "none", "--imgsz", "256",
-          "--epochs", "1", "--batch", "4", "--workers", "0", "--threads", "2", "--scale", "0.33,0.125,128",
-          "--name", RUN, "--out", str(models / "tile_detector.onnx")], env)
-    _run([py, "datasets/train_classifier.py", "--seeds", str(SEED), "--per-class", "2", "--val-per-class", "1",
-          "--epochs", "1", "--workers", "1", "--threads", "2", "--arch", "small", "--real", "none",
-          "--name", RUN, "--out", str(models / "tile_classifier.onnx")], env)
+    env = {**os.environ, "TSUMO_TRAIN_CACHE": str(work / "cache"), "OMP_NUM_THREADS": "2"}
+    train = [sys.executable, "-m", "tsumo", "train", "--venv", sys.prefix, "--epochs", "1"]
+    _run([*train, "detector", "--photos", "8", "--seed", str(SEED), "--render-workers", "1",
+          "--out", str(models / "tile_detector.onnx"),
+          "--args", f"--real none --imgsz 256 --batch 4 --workers 0 --threads 2 --scale 0.33,0.125,128 --name {RUN}"], env)
+    _run([*train, "classifier", "--out", str(models / "tile_classifier.onnx"),
+          "--args", f"--seeds {SEED} --per-class 2 --val-per-class 1 --workers 1 --threads 2 --arch small "
+                    f"--real none --name {RUN}"], env)
     return work
 
 
@@ -68,7 +66,7 @@ def test_the_recipe_trains_in_its_work_folder_and_writes_models_the_reader_loads
     det = TileDetector(models / "tile_detector.onnx", threads=2)
     assert det.imgsz == 256 and det.metadata["tsumo_model"] == "tile_detector"
     assert json.loads(det.metadata["tsumo_classes"]) == ["tile"]
-    photo = load_image(next((recipe / "photos" / "images" / "val").iterdir()))
+    photo = load_image(min((recipe / "cache" / "synth" / f"det_s{SEED}_n8" / "images").glob("*/*.jpg")))
     boxes = det.detect(photo, conf=0.0)  # one epoch finds no tile surely; every anchor still gives a box
     assert boxes and all(0 <= b.x1 < b.x2 <= photo.shape[1] and 0 <= b.y1 < b.y2 <= photo.shape[0] for b in boxes)
 
