@@ -93,8 +93,7 @@ def test_ultralytics_reads_crop_files_as_the_runtime_reads_the_crops(tmp_path):
         pytest.fail(f"real-dev photos not found at {REAL_DEV}")
     import cv2
 
-    sys.path[:0] = [str(REPO / "datasets")]
-    import onnx_checkpoint as oc
+    import onnx_checkpoint as oc  # datasets/ is on pytest's pythonpath (pyproject.toml)
     from eval_classifier import real_dev_crops
     from train_classifier import _ultralytics_env
     from ultralytics import YOLO
