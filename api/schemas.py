@@ -162,10 +162,13 @@ class PhotoWarning(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     code: str = Field(
-        description="greyscale (red fives and colour-told tiles unreliable), small_tiles (median hand tile under "
-                    "20 px: unreliable), small_photo (no tile found in a photo too small to show a hand)")
+        description="greyscale (red fives and colour-told tiles unreliable), blurred (the hand's tiles are blurred: "
+                    "numerals may be misread), small_tiles (median hand tile under 20 px: unreliable), small_photo (no "
+                    "tile found in a photo too small to show a hand)")
     message: str
     tile_px: int | None = Field(None, description="for small_tiles: the median long side of the hand's tiles, px")
+    sharpness: float | None = Field(None, description="for blurred: the hand tiles' median sharpness "
+                                                      "(vision.quality; blurred under 0.374)")
 
 
 class PhotoReading(BaseModel):

@@ -1,12 +1,13 @@
 """Warnings about the photo itself: what no reading step can make up for.
 
-A greyscale photo or one whose tiles are only a few pixels tall still gives a reading, often a
+A greyscale or blurred photo, or one whose tiles are only a few pixels tall, still gives a reading, often a
 confident-looking one (the classifier reads *something* from every box), so the reader says what
 is wrong with the photo, measured, next to the reading (`Reading.warnings`, docs/vision.md).
 Nothing here changes a reading: the tiles, hand and costs are as read.
 """
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 from vision.boxes import long_sides
@@ -34,6 +35,20 @@ SMALL_TILE_PX = 20.0
 # With no tile box to measure: a photo whose long side is under this cannot show 14 tiles SMALL_TILE_PX tall
 # (about 3/4 as wide) side by side.
 SMALL_PHOTO_PX = round(14 * 0.75 * SMALL_TILE_PX)
+
+
+# Blur: each hand tile cut from the photo (its box), grey, scaled so its long side is SHARP_SIDE px (blur then counts
+# relative to the tile, as tsumo_synth.legibility.BLUR_RULE does); its sharpness is the weaker of its mean absolute
+# second derivatives across and down the crop, over the crop's contrast (standard deviation, + 4 levels so a flat
+# crop is not sharp by division): motion blur wipes one direction's detail and keeps the other's, defocus both. The
+# photo's sharpness is the median over the hand's tiles (a blank white dragon or a tile in shadow does not decide).
+# Session 52, four tune sets (tune10_x3, tune9_x3, tune_close_x3, tune_plaid_x3: 899 photos with a hand, labelled
+# boxes), a photo's blur b = the larger of motion / 0.18 and defocus / 0.04 of its hand tiles' median long side
+# (b ≥ 1: past BLUR_RULE): BLUR_SHARPNESS is the value 2 % of the photos with b < 0.5 fall under; it catches 28 of
+# the 33 photos with b ≥ 1 (85 %) and 38 % of the 201 in between. Of six measures tried (Laplacian at 32/48/64 px,
+# re-blur ratio, gradient percentile, structure-tensor minimum) this one caught the most at that 2 %.
+SHARP_SIDE = 48
+BLUR_SHARPNESS = 0.374
 
 
 def colour_share(image: np.ndarray) -> float:
@@ -66,6 +81,31 @@ def tile_px(reading, used: list[int] | None = None) -> float | None:
     return float(np.median(long_sides(np.array([t.frame_box for t in tiles], float))))
 
 
+def box_sharpness(image: np.ndarray, box) -> float | None:
+    """One tile's sharpness (see BLUR_SHARPNESS) from its box (photo pixels); None for a box under 4 px."""
+    h, w = image.shape[:2]
+    x1, y1 = max(0, int(np.floor(box[0]))), max(0, int(np.floor(box[1])))
+    x2, y2 = min(w, int(np.ceil(box[2]))), min(h, int(np.ceil(box[3])))
+    if x2 - x1 < 4 or y2 - y1 < 4:
+        return None
+    grey = cv2.cvtColor(image[y1:y2, x1:x2], cv2.COLOR_RGB2GRAY).astype(np.float32)
+    scale = SHARP_SIDE / max(x2 - x1, y2 - y1)
+    size = (max(4, round((x2 - x1) * scale)), max(4, round((y2 - y1) * scale)))
+    grey = cv2.resize(grey, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    across = np.abs(cv2.Sobel(grey, cv2.CV_32F, 2, 0, ksize=3)).mean()
+    down = np.abs(cv2.Sobel(grey, cv2.CV_32F, 0, 2, ksize=3)).mean()
+    return float(min(across, down) / (grey.std() + 4.0))
+
+
+def tile_sharpness(image: np.ndarray, reading, used: list[int] | None = None) -> float | None:
+    """The photo's sharpness where it matters: the median over the hand's tiles (`used`, default `reading.used`; all
+    read tiles when no hand was laid out) of each tile's sharpness at SHARP_SIDE px; None with no tile to measure."""
+    used = reading.used if used is None else used
+    tiles = [reading.tiles[i] for i in used] or [t for t in reading.tiles if t.label is not None]
+    values = [v for v in (box_sharpness(image, t.box) for t in tiles) if v is not None]
+    return float(np.median(values)) if values else None
+
+
 def photo_warnings(image: np.ndarray, reading) -> list[dict]:
     """What is wrong with the photo itself, as `Reading.warnings` entries ({code, message, …})."""
     out: list[dict] = []
@@ -77,6 +117,12 @@ def photo_warnings(image: np.ndarray, reading) -> list[dict]:
             "(the green and red dragons, the green sou) are often misread; check every tile, or retake the photo "
             "in colour" + (f" (read as red fives from their shape alone: {' '.join(red)})" if red else ""))})
     px = tile_px(reading, used)
+    # tiles under SMALL_TILE_PX are scaled up to be measured, which blurs them: small_tiles says what is wrong then
+    sharp = tile_sharpness(image, reading, used) if px is not None and px >= SMALL_TILE_PX else None
+    if sharp is not None and sharp < BLUR_SHARPNESS:
+        out.append({"code": "blurred", "sharpness": round(sharp, 3), "message": (
+            "the photo is blurred (moved or out of focus): numerals, the man tiles' first, may be misread; "
+            "check every tile, or hold the phone still, let it focus and retake the photo")})
     if px is not None and px < SMALL_TILE_PX:
         n = int(round(px))
         out.append({"code": "small_tiles", "tile_px": n, "message": (

@@ -12,6 +12,7 @@ export const STRINGS = {
     // what is wrong with the photo itself (reading.warnings, vision/quality.py); shown before the rest
     photoWarnings: {
       greyscale: "The photo is greyscale: red fives and the green/red tiles cannot be told by colour. Check every tile, or retake it in colour.",
+      blurred: "The photo is blurred (moved or out of focus): numerals may be misread. Check every tile, or hold still and retake it.",
       small_tiles: (px) => `The tiles are only ${px} px tall: the reading is unreliable. Take the photo closer.`,
       small_photo: "The photo is too small to show a hand. Take it closer or at a higher resolution.",
     },
@@ -71,6 +72,7 @@ export const STRINGS = {
     unsureReading: "推測を含む読み取りです。写真と見比べて確認してください。",
     photoWarnings: {
       greyscale: "白黒写真です。赤五や緑・赤の牌は色で見分けられません。すべての牌を確認するか、カラーで撮り直してください。",
+      blurred: "写真がぶれているか、ピントが合っていません。数字（特に萬子）を読み違えることがあります。すべての牌を確認するか、手を止めてピントを合わせて撮り直してください。",
       small_tiles: (px) => `牌が${px}ピクセルしかなく、読み取りは不確かです。もっと近くで撮ってください。`,
       small_photo: "写真が小さすぎて手牌が写っていません。近くで、または高い解像度で撮ってください。",
     },

@@ -673,9 +673,10 @@ def test_a_double_tap_on_a_tile_does_not_pick_the_tile_under_the_sheet(hands_ser
     page.context.close()
 
 
-@pytest.mark.parametrize("locale, words", [("en-US", "greyscale"), ("ja-JP", "白黒写真")])
+@pytest.mark.parametrize("locale, words", [("en-US", ("greyscale", "blurred", "only 14 px")),
+                                           ("ja-JP", ("白黒写真", "ぶれて", "14ピクセル"))])
 def test_phone_page_shows_the_photos_warnings_first(server, browser, shared_dir, locale, words):
-    """`reading.warnings` (a greyscale photo, tiny tiles) is what the player must see before trusting the
+    """`reading.warnings` (a greyscale photo, a blurred one, tiny tiles) is what the player must see before trusting the
     tiles: shown first in the status, in the page's language, styled as an alert; a photo without
     warnings shows none."""
     import httpx
@@ -687,6 +688,7 @@ def test_phone_page_shows_the_photos_warnings_first(server, browser, shared_dir,
     body = real.json()
     for answer, expect in ((body, False), ({**body, "reading": {**body["reading"], "warnings": [
             {"code": "greyscale", "message": "the photo is greyscale"},
+            {"code": "blurred", "message": "blurry", "sharpness": 0.2},
             {"code": "small_tiles", "message": "tiny", "tile_px": 14}]}}, True)):
         context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True,
                                       locale=locale)
@@ -699,7 +701,9 @@ def test_phone_page_shows_the_photos_warnings_first(server, browser, shared_dir,
         page.wait_for_function("() => document.querySelector('#status').innerText.length > 0")
         status = page.locator("#status")
         text = status.inner_text()
-        assert (words in text) is expect and ("14" in text) is expect, text
+        # (the tile size with its unit: a bare "14" was also found in "142 ms" of a photo without warnings)
+        assert all((w in text) is expect for w in words), text
+        assert "blurry" not in text  # (the page's own words, in its language, not the server's English)
         if expect:
             assert text.startswith("⚠") and "error" in (status.get_attribute("class") or "")
         context.close()

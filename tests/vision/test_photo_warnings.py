@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -17,7 +18,7 @@ from PIL import Image
 from tsumo.cli import main
 from vision.io import load_image
 from vision.pipeline import MODELS_DIR, PhotoReader
-from vision.quality import SMALL_TILE_PX, is_greyscale, photo_warnings
+from vision.quality import BLUR_SHARPNESS, SMALL_TILE_PX, is_greyscale, photo_warnings, tile_px
 from vision.reading import Reading
 from vision.recognize import TileDetection
 
@@ -96,6 +97,35 @@ def test_the_footage_audit_reads_frames_without_photo_warnings(monkeypatch, real
     assert calls == [1]  # (the patched function is the one the photo reader calls)
 
 
+def _motion(image: np.ndarray, length: int) -> np.ndarray:
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2] = 1.0 / length  # along the row
+    return cv2.filter2D(image, -1, kernel, borderType=cv2.BORDER_REFLECT)
+
+
+@MODELS
+def test_blurred_photo_is_flagged_and_a_sharp_one_at_any_size_is_not(reader, real_dev):
+    """A photo taken while moving, or out of focus, read with a `blurred` warning (session 52: the tune sets'
+    photos past tsumo_synth.legibility.BLUR_RULE); the same photo sharp, also at a third of its width, with
+    none. Blur counts relative to the tiles, so a blur past the rule for these ~165-px tiles is ~30 px."""
+    folder, labels = real_dev
+    photo = load_image(folder / PAIRS)
+    side = tile_px(reader.read(photo))
+    assert 140 <= side <= 190
+    for name, blurred in [("motion 0.3", _motion(photo, round(0.3 * side))),
+                          ("defocus 0.06", cv2.GaussianBlur(photo, (0, 0), 0.06 * side))]:
+        reading = reader.read(_jpeg(Image.fromarray(blurred)))
+        assert _codes(reading) == ["blurred"], name
+        w = reading.warnings[0]
+        assert w["sharpness"] < BLUR_SHARPNESS and "blurred" in w["message"] and "retake" in w["message"]
+    for name, fine in [("defocus 0.01", cv2.GaussianBlur(photo, (0, 0), 0.01 * side)),
+                       ("motion 0.05", _motion(photo, round(0.05 * side)))]:
+        assert _codes(reader.read(_jpeg(Image.fromarray(fine)))) == [], name
+    third = Image.fromarray(photo).resize((photo.shape[1] // 3, photo.shape[0] // 3), Image.LANCZOS)
+    reading = reader.read(_jpeg(third))  # tiles ~55 px: scaled up to be measured, still sharp
+    assert _codes(reading) == [] and reading.sequence == labels[[o["image"] for o in labels].index(PAIRS)]["sequence"]
+
+
 @MODELS
 def test_heavily_downscaled_photo_is_flagged(reader, real_dev):
     folder, _ = real_dev
@@ -162,6 +192,9 @@ def test_red_fives_read_from_a_greyscale_photo_are_named():
     """Left as the classifier read them (a red five's shape may mark it), but the player is told."""
     tiles = [TileDetection(box=(10 + 40 * i, 10, 40 + 40 * i, 50), frame_box=(10 + 40 * i, 10, 40 + 40 * i, 50),
                            label=label) for i, label in enumerate(["0p", "5s", "1m"])]
-    grey = np.full((100, 200, 3), 128, np.uint8)
+    grey = np.repeat(np.random.default_rng(0).integers(0, 256, (100, 200, 1), np.uint8), 3, axis=2)  # sharp grey
     (warning,) = photo_warnings(grey, Reading(tiles))
     assert warning["code"] == "greyscale" and warning["message"].endswith("from their shape alone: 0p)")
+    # a flat grey photo has no detail at all in its tiles: blurred as well
+    assert [w["code"] for w in photo_warnings(np.full((100, 200, 3), 128, np.uint8), Reading(tiles))] == \
+        ["greyscale", "blurred"]
