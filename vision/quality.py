@@ -45,8 +45,8 @@ SMALL_PHOTO_PX = round(14 * 0.75 * SMALL_TILE_PX)
 # Session 52, four tune sets (tune10_x3, tune9_x3, tune_close_x3, tune_plaid_x3: 899 photos with a hand, labelled
 # boxes), a photo's blur b = the larger of motion / 0.18 and defocus / 0.04 of its hand tiles' median long side
 # (b ≥ 1: past BLUR_RULE): BLUR_SHARPNESS is the value 2 % of the photos with b < 0.5 fall under; it catches 28 of
-# the 33 photos with b ≥ 1 (85 %) and 38 % of the 201 in between. Of six measures tried (Laplacian at 32/48/64 px,
-# re-blur ratio, gradient percentile, structure-tensor minimum) this one caught the most at that 2 %.
+# the 33 photos with b ≥ 1 (85 %) and 39 % of the 201 in between. Of nine measures tried (docs/vision.md, "Photo
+# warnings") this one caught the most at that 2 %.
 SHARP_SIDE = 48
 BLUR_SHARPNESS = 0.374
 
