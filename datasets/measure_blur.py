@@ -4,10 +4,13 @@ is measured as the warning measures it, and the photo's true blur, relative to i
 set against `tsumo_synth.legibility.BLUR_RULE` (motion ≥ 0.18 of the tile's long side; defocus ≥ 0.04, which
 leaves man numerals unreadable).
 
-    python datasets/measure_blur.py cache/synth/tune10_x3 --json cache/blur_tune10.json
+    python datasets/measure_blur.py cache/synth/det_test_x3g --json cache/blur_gate.json
+    python datasets/measure_blur.py cache/synth/tune10_x3 cache/synth/tune9_x3 \
+        cache/synth/tune_close_x3 cache/synth/tune_plaid_x3 --choose      # how BLUR_SHARPNESS was chosen
 
-Prints, for the threshold in `vision.quality` (or `--threshold`): photos blurred past the rule and warned,
-sharp photos warned, and how many misread photos were warned.
+Prints, for the threshold in `vision.quality` (or `--threshold`; with `--choose`, the one chosen), how many photos
+were warned among those past the rule (b ≥ 1), in between (0.5 ≤ b < 1) and plainly sharp (b < 0.5), b being the
+larger of motion / 0.18 and defocus / 0.04; and, when read, among the misread and the exactly read photos.
 """
 from __future__ import annotations
 
