@@ -115,6 +115,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     rows = []
     for d in args.sets:
+        if not (d / "labels.jsonl").is_file():
+            ap.error(f"{d}: no labels.jsonl (render the set first: python -m tsumo_synth.sets NAME)")
         labels = [json.loads(line) for line in (d / "labels.jsonl").read_text().splitlines() if line.strip()]
         if not labels or "lens" not in (labels[0].get("scene") or {}):
             ap.error(f"{d}: its labels record no lens blur (rendered before session 51?)")
