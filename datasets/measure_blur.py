@@ -66,28 +66,29 @@ def _read(job: tuple[str, str, int]) -> dict:
 def _labelled(path: str, row: dict) -> float | None:
     """The photo's sharpness as the warning measures it, from its labelled hand-tile boxes (no reader)."""
     from vision.io import load_image
-    from vision.quality import box_sharpness
+    from vision.quality import median_sharpness
 
-    image = load_image(path)
-    values = [v for v in (box_sharpness(image, t["box"]) for t in row["tiles"] if t["in_hand"]) if v is not None]
-    return float(np.median(values)) if values else None
+    return median_sharpness(load_image(path), [t["box"] for t in row["tiles"] if t["in_hand"]])
+
+
+def blur_share(row: dict) -> float:
+    """b: the larger of motion / MOTION_SHARE and defocus / MAN_DEFOCUS_SHARE (1 = at the rule) of a photo with a hand."""
+    from tsumo_synth.legibility import MAN_DEFOCUS_SHARE, MOTION_SHARE
+
+    return max(row["motion"] / MOTION_SHARE, row["defocus"] / MAN_DEFOCUS_SHARE)
 
 
 def choose(rows: list[dict], false_share: float = 0.02) -> float:
     """The threshold: the sharpness `false_share` of the plainly sharp photos (b < 0.5) fall under."""
-    summarise(rows, 0.0)  # (sets each row's b)
-    sharp = [r["sharpness"] for r in rows if r.get("b", 1.0) < 0.5 and r["sharpness"] is not None]
+    sharp = [r["sharpness"] for r in rows
+             if r["blurred"] is not None and r["sharpness"] is not None and blur_share(r) < 0.5]
     return float(np.quantile(sharp, false_share))
 
 
 def summarise(rows: list[dict], threshold: float) -> dict:
     """Warned photos among those past the rule (blur b ≥ 1: the larger of motion / MOTION_SHARE and defocus /
     MAN_DEFOCUS_SHARE of the hand tiles' long side), plainly sharp (b < 0.5) and in between; and among misread."""
-    from tsumo_synth.legibility import MAN_DEFOCUS_SHARE, MOTION_SHARE
-
-    rows = [r for r in rows if r["blurred"] is not None]
-    for r in rows:
-        r["b"] = max(r["motion"] / MOTION_SHARE, r["defocus"] / MAN_DEFOCUS_SHARE)
+    rows = [{**r, "b": blur_share(r)} for r in rows if r["blurred"] is not None]
     warned = lambda rs: sum(r["sharpness"] is not None and r["sharpness"] < threshold for r in rs)  # noqa: E731
     groups = {"past the rule (b >= 1)": [r for r in rows if r["b"] >= 1],
               "in between (0.5 <= b < 1)": [r for r in rows if 0.5 <= r["b"] < 1],

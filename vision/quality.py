@@ -97,13 +97,18 @@ def box_sharpness(image: np.ndarray, box) -> float | None:
     return float(min(across, down) / (grey.std() + 4.0))
 
 
+def median_sharpness(image: np.ndarray, boxes) -> float | None:
+    """The median of `box_sharpness` over these tile boxes; None with none to measure."""
+    values = [v for v in (box_sharpness(image, b) for b in boxes) if v is not None]
+    return float(np.median(values)) if values else None
+
+
 def tile_sharpness(image: np.ndarray, reading, used: list[int] | None = None) -> float | None:
     """The photo's sharpness where it matters: the median over the hand's tiles (`used`, default `reading.used`; all
     read tiles when no hand was laid out) of each tile's sharpness at SHARP_SIDE px; None with no tile to measure."""
     used = reading.used if used is None else used
     tiles = [reading.tiles[i] for i in used] or [t for t in reading.tiles if t.label is not None]
-    values = [v for v in (box_sharpness(image, t.box) for t in tiles) if v is not None]
-    return float(np.median(values)) if values else None
+    return median_sharpness(image, [t.box for t in tiles])
 
 
 def photo_warnings(image: np.ndarray, reading) -> list[dict]:
