@@ -35,13 +35,12 @@ for p in (REPO, REPO / "datasets"):
 import numpy as np  # noqa: E402
 
 from checkpoint_soup import average_checkpoints  # noqa: E402
+from tsumo_synth.paths import work_cache  # noqa: E402
 from vision.classes import HALF_TURN_SYMMETRIC  # noqa: E402
 from vision.classify import CROP_MARGIN, FLIP_SUFFIX, INPUT_SIZE, class_names_75  # noqa: E402
 
 SHARED = REPO.parent / "shared"
-# Work folders (rendered crops, mixes, runs) go under cache/; TSUMO_TRAIN_CACHE moves them elsewhere
-# (the recipe test trains in a temporary folder).
-CACHE = Path(os.environ.get("TSUMO_TRAIN_CACHE") or REPO / "cache") / "classifier"
+CACHE = work_cache(REPO) / "classifier"  # rendered crops, mixes, runs (TSUMO_TRAIN_CACHE moves them)
 
 # Narrow YOLOv8-cls-style networks for small square tile crops (75 classes). The stem stays thin
 # (it runs at the highest resolution); width goes where the maps are small and cheap.

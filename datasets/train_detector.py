@@ -23,16 +23,16 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-# Work folders (runs, data lists, mapped real photos) go under cache/; TSUMO_TRAIN_CACHE moves them
-# elsewhere (the recipe test trains in a temporary folder).
-CACHE = Path(os.environ.get("TSUMO_TRAIN_CACHE") or REPO / "cache")
 for _p in (REPO / "datasets", REPO):  # the synth package and `vision` (classes), as from the repo root
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
 from checkpoint_soup import average_checkpoints  # noqa: E402
 from onnx_checkpoint import freeze_batchnorm  # noqa: E402  (the --freeze-bn callback, shared with train_classifier)
+from tsumo_synth.paths import work_cache  # noqa: E402
 from vision.classes import CLASS_INDEX, TILE_CLASSES  # noqa: E402
+
+CACHE = work_cache(REPO)  # runs, data lists, mapped real photos (TSUMO_TRAIN_CACHE moves them)
 
 # ultralytics must run offline and keep its settings/fonts inside the repo's cache
 os.environ.setdefault("YOLO_OFFLINE", "1")

@@ -71,11 +71,16 @@ def is_greyscale(image: np.ndarray) -> bool:
     return colour_share(image) < GREY_SHARE
 
 
+def _measured_tiles(reading, used: list[int] | None) -> list:
+    """The tiles a photo is judged by: the hand's (`used`, default `reading.used`), else every read tile."""
+    used = reading.used if used is None else used
+    return [reading.tiles[i] for i in used] or [t for t in reading.tiles if t.label is not None]
+
+
 def tile_px(reading, used: list[int] | None = None) -> float | None:
     """The median long side of the hand's tiles (`used`, default `reading.used`; all tiles when no hand was
     laid out), photo pixels; None when nothing was boxed."""
-    used = reading.used if used is None else used
-    tiles = [reading.tiles[i] for i in used] or [t for t in reading.tiles if t.label is not None] or reading.tiles
+    tiles = _measured_tiles(reading, used) or reading.tiles
     if not tiles:
         return None
     return float(np.median(long_sides(np.array([t.frame_box for t in tiles], float))))
@@ -106,9 +111,7 @@ def median_sharpness(image: np.ndarray, boxes) -> float | None:
 def tile_sharpness(image: np.ndarray, reading, used: list[int] | None = None) -> float | None:
     """The photo's sharpness where it matters: the median over the hand's tiles (`used`, default `reading.used`; all
     read tiles when no hand was laid out) of each tile's sharpness at SHARP_SIDE px; None with no tile to measure."""
-    used = reading.used if used is None else used
-    tiles = [reading.tiles[i] for i in used] or [t for t in reading.tiles if t.label is not None]
-    return median_sharpness(image, [t.box for t in tiles])
+    return median_sharpness(image, [t.box for t in _measured_tiles(reading, used)])
 
 
 def photo_warnings(image: np.ndarray, reading) -> list[dict]:

@@ -61,8 +61,9 @@ def commands(args: argparse.Namespace, extra: list[str]) -> list[list[str]]:
         if args.photos < 1:
             raise UsageError(f"--photos must be at least 1, got {args.photos}")
         tag = "" if args.preset == "default" else f"_{args.preset}"
-        cache = Path(os.environ.get("TSUMO_TRAIN_CACHE") or REPO / "cache")  # as the training scripts' work folders
-        synth = cache / "synth" / f"det_s{args.seed}_n{args.photos}{tag}"
+        from tsumo_synth.paths import work_cache  # (the training scripts' work folders too)
+
+        synth = work_cache(REPO) / "synth" / f"det_s{args.seed}_n{args.photos}{tag}"
         return [
             [sys.executable, "-m", "tsumo_synth.photos", "--n", str(args.photos), "--seed", str(args.seed),
              "--out", str(synth), "--workers", str(args.render_workers), "--preset", args.preset],
