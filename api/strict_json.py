@@ -2,11 +2,16 @@
 object (the last one silently wins) and nesting deep enough to blow the parser's stack.
 
 No request this API takes nests more than a few levels, so a low depth cap costs nothing.
+`StrictJsonRoute` makes FastAPI parse a route's JSON body this way, once, before it validates it.
 """
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Coroutine
 from typing import Any
+
+from fastapi import HTTPException, Request, Response
+from fastapi.routing import APIRoute
 
 MAX_DEPTH = 32
 TOO_DEEP = f"the JSON is nested too deeply (the limit is {MAX_DEPTH} levels)"
@@ -59,3 +64,34 @@ def _plain(raw: Any) -> Any:
         else:
             parent[slot] = node
     return root[0]
+
+
+class StrictJsonRequest(Request):
+    """A request whose `json()` (what FastAPI parses a JSON body with) is `loads` above.
+
+    A key given twice is a 422 naming it, like any field error; nesting too deep is a 400, as the
+    body cannot be parsed. (FastAPI passes an `HTTPException` from here through as it is.)"""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            try:
+                self._json = loads(await self.body())
+            except JsonProblem as exc:
+                if exc.kind == "json_too_deep":
+                    raise HTTPException(400, str(exc)) from exc
+                error = {"type": exc.kind, "loc": ["body", *exc.loc], "msg": str(exc), "input": None}
+                raise HTTPException(422, [error]) from exc
+        return self._json
+
+
+class StrictJsonRoute(APIRoute):
+    """`APIRouter(route_class=StrictJsonRoute)`: its routes read JSON bodies with `StrictJsonRequest`
+    (FastAPI's documented way to change how a route reads its request)."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def strict_handler(request: Request) -> Response:
+            return await handler(StrictJsonRequest(request.scope, request.receive))
+
+        return strict_handler

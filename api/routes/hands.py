@@ -10,15 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
-from api import strict_json
 from api.request_log import log_fields
 from api.schemas import ErrorBody, HandIn, ScoreResult
+from api.strict_json import StrictJsonRoute
 from scoring import score_json
 
-router = APIRouter(prefix="/v1/hands", tags=["hands"])
+# The body is parsed once, strictly: a key given twice is a 422 naming it (json.loads keeps the last).
+router = APIRouter(prefix="/v1/hands", tags=["hands"], route_class=StrictJsonRoute)
 
 
 def error_location(result: dict[str, Any]) -> list[Any]:
@@ -36,7 +36,7 @@ def error_location(result: dict[str, Any]) -> list[Any]:
     "/score",
     response_model=ScoreResult,
     responses={
-        400: {"model": ErrorBody, "description": "the body cannot be parsed (e.g. not UTF-8)"},
+        400: {"model": ErrorBody, "description": "the body cannot be parsed (e.g. not UTF-8, nested too deeply)"},
         413: {"model": ErrorBody, "description": "the body is over the JSON size limit"},
         422: {"description": "malformed input, or a hand the engine cannot score (§2 body with `error` and a `detail`)"},
         500: {"description": "the engine failed on this hand (a bug): §2 body with `error`"},
@@ -45,11 +45,6 @@ def error_location(result: dict[str, Any]) -> list[Any]:
 )
 async def score_hand(hand: HandIn, request: Request) -> Any:
     """Score one hand. Defaults: ron, East round, East seat, no dora, the preset's players."""
-    try:  # the body parsed; now refuse a key given twice (json.loads keeps the last one silently)
-        strict_json.loads(await request.body())
-    except strict_json.JsonProblem as exc:
-        error = {"type": exc.kind, "loc": ("body", *exc.loc), "msg": str(exc), "input": None}
-        raise RequestValidationError([error]) from exc
     result = score_json(hand.to_contract())
     fields = log_fields(request)
     if result.get("error"):

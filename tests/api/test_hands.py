@@ -126,6 +126,18 @@ def test_a_key_given_twice_is_422_naming_it_not_last_one_wins(client, raw, loc):
     assert err["loc"] == loc and "given twice" in err["msg"]
 
 
+def test_the_body_is_parsed_strictly_before_it_is_validated(client):
+    """One strict parse feeds validation (it was a second parse after it): a key given twice is named
+    even when another field is wrong too, and a body nested past the cap never reaches validation."""
+    raw = b'{"concealed": "123m456p789s11122z", "concealed": "123m", "win_tile": 7}'
+    r = client.post("/v1/hands/score", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert [e["loc"] for e in r.json()["detail"]] == [["body", "concealed"]]
+    deep = b'{"concealed": "123m456p789s11122z", "win_tile": "2z", "x": ' + b"[" * 40 + b"]" * 40 + b"}"
+    r = client.post("/v1/hands/score", content=deep, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and "nested too deeply (the limit is 32 levels)" in r.json()["detail"]
+
+
 @pytest.mark.parametrize("raw,words", [
     (b'{"concealed": "123m456p789s11122z", "win_tile": "2z", "id": "caf\xe9"}',  # Latin-1 é
      "not UTF-8 text (byte 0xe9"),
