@@ -68,13 +68,17 @@ class Checkpoint:
 
     @classmethod
     def open(cls, out_dir: Path, fingerprint: dict, *,
-             keep_other: bool = False) -> tuple["Checkpoint", str | None]:
+             restart: bool = False) -> tuple["Checkpoint", str | None]:
         """Resume from a matching checkpoint, else start empty. Returns (checkpoint, note).
-        With `keep_other`, a checkpoint of another run raises `OtherRunCheckpoint` instead of
-        being overwritten: its finished chunks may be hours of work."""
+
+        A checkpoint of another run (other videos or settings) raises `OtherRunCheckpoint`: its
+        finished chunks may be hours of work, so only `restart` (asked for) starts over on it. The file
+        is replaced at the first save, so a run that fails before finishing a chunk loses nothing."""
         cp = cls(out_dir, fingerprint)
         if not cp.path.exists():
             return cp, None
+        if restart:
+            return cp, f"discarding {cp.path} (restart); starting over"
         try:
             data = json.loads(cp.path.read_text(encoding="utf-8"))
             if not isinstance(data, dict):
@@ -82,14 +86,12 @@ class Checkpoint:
         except (OSError, ValueError) as exc:
             return cp, f"ignoring unreadable checkpoint {cp.path} ({exc}); starting over"
         if data.get("version") != VERSION or data.get("fingerprint") != fingerprint:
-            if keep_other:
-                n = len(data.get("chunks") or [])
-                other = data.get("fingerprint") if isinstance(data.get("fingerprint"), dict) else {}
-                raise OtherRunCheckpoint(
-                    f"{cp.path} holds {n} finished chunk{'s' * (n != 1)} of a run with other "
-                    f"{_differences(other, fingerprint)}; rerun with the same videos and settings to resume "
-                    f"it, add --restart to discard it, or write this report to another folder")
-            return cp, f"checkpoint {cp.path} is from a run with other videos or settings; starting over"
+            n = len(data.get("chunks") or [])
+            other = data.get("fingerprint") if isinstance(data.get("fingerprint"), dict) else {}
+            raise OtherRunCheckpoint(
+                f"{cp.path} holds {n} finished chunk{'s' * (n != 1)} of a run with other "
+                f"{_differences(other, fingerprint)}; rerun with the same videos and settings to resume "
+                f"it, add --restart to discard it, or write this report to another folder")
         for c in data.get("chunks", []):
             r = ChunkResult.from_json(c)
             cp.chunks[(r.video, r.number)] = r

@@ -35,7 +35,7 @@ class AuditError(RuntimeError):
 
 
 class CheckpointConflict(AuditError):
-    """REPORT_DIR holds another run's checkpoint and `keep_other_checkpoint` forbids replacing it."""
+    """REPORT_DIR holds another run's checkpoint and `AuditOptions.restart` was not asked for."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,8 @@ class AuditOptions:
     context: dict = field(default_factory=dict)       # scoring defaults (CONTRACTS §1 keys, no tiles)
     declared: DeclaredSet | None = None
     frame_width: int = 1280                          # saved annotated frames are at most this wide
-    keep_other_checkpoint: bool = False              # refuse (AuditError) to overwrite another run's checkpoint
+    restart: bool = False                            # discard REPORT_DIR's checkpoint; without it another
+                                                     # run's checkpoint is kept and the run refused (CheckpointConflict)
 
 
 def plan_chunks(video: int, info: VideoInfo, sample_fps: float, chunk_s: float) -> list[Chunk]:
@@ -264,7 +265,7 @@ def run_audit(videos: list[str], out_dir: Path, factory: ReaderFactory,
         return fuse
 
     try:
-        cp, note = Checkpoint.open(out_dir, fingerprint, keep_other=options.keep_other_checkpoint)
+        cp, note = Checkpoint.open(out_dir, fingerprint, restart=options.restart)
     except OtherRunCheckpoint as exc:
         raise CheckpointConflict(str(exc)) from None
     if note:

@@ -155,8 +155,12 @@ def test_a_photo_is_not_audited_as_an_empty_video(tmp_path, capsys, barcode_mode
     assert v["events"] == [] and "still image" in v["error"]
 
 
-def test_write_failure_during_the_run_keeps_finished_chunks(tmp_path, capsys, monkeypatch, barcode_models):
-    """A full disk mid-run: a message naming the file, exit 1, the chunks saved before it kept."""
+@pytest.mark.parametrize("restart,hint", [([], "rerun the same command to resume"),
+                                          (["--restart"], "rerun without --restart to resume")])
+def test_write_failure_during_the_run_keeps_finished_chunks(tmp_path, capsys, monkeypatch, barcode_models,
+                                                            restart, hint):
+    """A full disk mid-run: a message naming the file, exit 1, the chunks saved before it kept (and
+    a resume hint that resumes: the same command with --restart would discard them again)."""
     import errno
 
     from audit.checkpoint import Checkpoint
@@ -174,11 +178,11 @@ def test_write_failure_during_the_run_keeps_finished_chunks(tmp_path, capsys, mo
 
     monkeypatch.setattr(Checkpoint, "save", save)
     out = tmp_path / "o"
-    code = main(["audit", str(video), "-o", str(out), "--chunk", "1", "--workers", "1", "--no-progress"])
+    code = main(["audit", str(video), "-o", str(out), "--chunk", "1", "--workers", "1", "--no-progress", *restart])
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err
     assert f"cannot write {out / 'checkpoint.json'}: No space left on device" in err
-    assert "rerun the same command to resume" in err
+    assert hint in err
     assert len(json.loads((out / "checkpoint.json").read_text())["chunks"]) == 1
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from audit.declared import load_declared
-from audit.runner import AuditOptions, run_audit
+from audit.checkpoint import Checkpoint
+from audit.runner import AuditOptions, CheckpointConflict, run_audit
 from tests.audit.fakes import HANDS, BarcodeReader, BarcodeReaderFactory, fake_score, write_video
 
 REPO = Path(__file__).resolve().parents[2]
@@ -130,14 +131,33 @@ def test_resume_skips_done_chunks_and_gives_the_same_report(video, tmp_path):
     assert 0 < reader.reads < 60  # only the 4 remaining chunks were read
 
 
-def test_checkpoint_from_other_settings_is_not_reused(video, tmp_path, capsys):
+def test_another_runs_checkpoint_is_refused_and_kept_unless_restart_is_asked(video, tmp_path):
+    """The library is as safe as the CLI: another run's finished chunks are never overwritten
+    unasked (they were, with a note, unless an option was set)."""
     import io
 
     audit(video, tmp_path)
+    saved = (tmp_path / "checkpoint.json").read_bytes()
+    with pytest.raises(CheckpointConflict, match="other --fps"):
+        audit(video, tmp_path, sample_fps=3.0)
+    assert (tmp_path / "checkpoint.json").read_bytes() == saved
     err = io.StringIO()
-    run_audit([str(video)], tmp_path, BarcodeReaderFactory(), options(sample_fps=3.0), stream=err,
+    run_audit([str(video)], tmp_path, BarcodeReaderFactory(), options(sample_fps=3.0, restart=True), stream=err,
               progress=False, scorer=fake_score)
-    assert "other videos or settings; starting over" in err.getvalue()
+    assert "(restart); starting over" in err.getvalue()
+    assert json.loads((tmp_path / "checkpoint.json").read_text())["fingerprint"]["sample_fps"] == 3.0
+
+
+def test_restart_replaces_the_old_checkpoint_only_when_it_saves(tmp_path):
+    """A restarted run that fails before its first chunk is saved leaves the old file as it was."""
+    old = Checkpoint(tmp_path, {"videos": ["a"]})
+    old.save()
+    saved = old.path.read_bytes()
+    cp, note = Checkpoint.open(tmp_path, {"videos": ["b"]}, restart=True)
+    assert cp.chunks == {} and "discarding" in note
+    assert old.path.read_bytes() == saved
+    cp.save()
+    assert json.loads(old.path.read_text())["fingerprint"] == {"videos": ["b"]}
 
 
 def test_declared_points_give_verdicts(video, tmp_path):
@@ -181,7 +201,8 @@ def test_corrupt_video_keeps_events_before_the_fault(video, tmp_path):
 
 SLOW_RUN = """
 import sys
-from audit.runner import AuditOptions, run_audit
+from audit.checkpoint import Checkpoint
+from audit.runner import AuditOptions, CheckpointConflict, run_audit
 from tests.audit.fakes import BarcodeReaderFactory, fake_score
 run_audit([sys.argv[1]], sys.argv[2], BarcodeReaderFactory(delay=0.03), AuditOptions(chunk_s=10.0, workers=2),
           progress=False, scorer=fake_score)

@@ -92,12 +92,11 @@ def run(args: argparse.Namespace) -> int:
 
     options = AuditOptions(sample_fps=args.fps, chunk_s=args.chunk, workers=args.workers,
                            ray=args.ray is not None, ray_address=args.ray or None,
-                           context=context, declared=declared, keep_other_checkpoint=True)
+                           context=context, declared=declared, restart=args.restart)
     factory = PipelineReaderFactory(str(models) if models else None, threads=1, players=players)
     reader = load_models(factory, models)  # the run needs one here anyway; a broken model fails before any work
     _check_writable(out)
-    if args.restart and (out / FILENAME).exists():
-        (out / FILENAME).unlink()
+    rerun = "rerun without --restart" if args.restart else "rerun the same command"
     try:
         report = run_audit(list(args.videos), out, factory, options, progress=not args.no_progress,
                            reader=reader)
@@ -107,13 +106,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{exc} (finished chunks are kept in {out / FILENAME})"
                          if (out / FILENAME).exists() else str(exc)) from None
     except KeyboardInterrupt:
-        print(f"tsumo audit: interrupted; rerun the same command to resume from {out / FILENAME}",
+        print(f"tsumo audit: interrupted; {rerun} to resume from {out / FILENAME}",
               file=sys.stderr)
         return 130
     except (OSError, BrokenProcessPool) as exc:  # a full disk, a worker killed (out of memory?)…
         what = ("a worker process died (out of memory?)" if isinstance(exc, BrokenProcessPool)
                 else f"cannot write {exc.filename or out}: {exc.strerror or exc}")
-        kept = (f"; finished chunks are kept in {out / FILENAME}, rerun the same command to resume"
+        kept = (f"; finished chunks are kept in {out / FILENAME}, {rerun} to resume"
                 if (out / FILENAME).exists() else "")
         print(f"tsumo: error: {what}{kept}", file=sys.stderr)
         return 1
