@@ -205,14 +205,18 @@ def _peikou(c: Ctx) -> int:
     return n
 
 
-def _sanshoku(c: Ctx) -> bool:
-    s = c.seqs
-    if len(s) < 3:
+def _in_all_three_suits(groups: tuple[int, ...]) -> bool:
+    """Some number starts a group (sequence or triplet, by its first tile) in man, pin and sou alike."""
+    if len(groups) < 3:
         return False
-    for n in s:
-        if n < 9 and n + 9 in s and n + 18 in s:
+    for n in groups:
+        if n < 9 and n + 9 in groups and n + 18 in groups:
             return True
     return False
+
+
+def _sanshoku(c: Ctx) -> bool:
+    return _in_all_three_suits(c.seqs)
 
 
 def _ittsu(c: Ctx) -> bool:
@@ -239,13 +243,7 @@ def _outside(c: Ctx) -> bool:
 
 
 def _sanshoku_doukou(c: Ctx) -> bool:
-    t = c.trips
-    if len(t) < 3:
-        return False
-    for n in t:
-        if n < 9 and n + 9 in t and n + 18 in t:
-            return True
-    return False
+    return _in_all_three_suits(c.trips)
 
 
 def _count_in(tiles: tuple[int, ...], group: tuple[int, ...]) -> int:
