@@ -5,13 +5,25 @@ which part is wrong, so a user (or the photo reader) can fix exactly that part.
 """
 from __future__ import annotations
 
+# Messages quote the input at fault; a multi-megabyte value would be quoted whole (into a log line,
+# a 422, a batch result). Past this length the middle of the message is cut: its start says what is
+# wrong, its end what to do instead ("; choose from ...").
+MAX_MESSAGE = 400
+
+
+def _cut(message: str) -> str:
+    if len(message) <= MAX_MESSAGE:
+        return message
+    cut = len(message) - MAX_MESSAGE
+    return f"{message[:240]} …({cut:,} characters cut)… {message[-150:]}"
+
 
 class HandError(ValueError):
     """An input problem. `field` is the §1 key at fault (e.g. "concealed", "melds[1].tiles",
     "rules.kiriage"), or None when the problem is the hand as a whole."""
 
     def __init__(self, message: str, field: str | None = None):
-        super().__init__(message)
+        super().__init__(_cut(message))
         self.field = field
 
     @property

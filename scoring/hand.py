@@ -311,7 +311,7 @@ class Hand:
             win = tile(win_text, "win_tile") if isinstance(win_text, str) else None
             if win is None:
                 raise HandError(f"expected one tile in MPSZ notation, got {win_text!r}", "win_tile")
-        if not melds_obj:
+        if melds_obj is None or melds_obj == []:  # ({}, "", 0 or false are not "no melds": refused below)
             melds = ()
         elif isinstance(melds_obj, list):
             read = []

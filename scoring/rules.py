@@ -292,7 +292,11 @@ def _resolve(spec: "str | dict | Rules | None") -> Rules:
             overrides["name"] = f"{base.name}+custom"
         if overrides.get("players") == 3 and base.players == 4 and "nukidora" not in overrides:
             overrides.setdefault("nukidora", True)
-        return _check(dataclasses.replace(base, **overrides))
+        rules = _check(dataclasses.replace(base, **overrides))
+        if rules.name in PRESETS and rules != PRESETS[rules.name]:  # results would say "renmei" for other rules
+            raise HandError(f"{rules.name!r} is another rule set's name; to play it give it as \"preset\", or "
+                            "name these rules something of your own", "rules.name")
+        return rules
     raise HandError(f"expected a preset name or an object, got {type(spec).__name__}", "rules")
 
 

@@ -88,6 +88,7 @@ def tile(text: str, field: str | None = None) -> Tile:
 
 # one run of a suit: digits then the suit letter (honors only 1..7); a well-formed text is runs only
 _RUN = re.compile(r"[0-9]+[mps]|[1-7]+z")
+_MANY_RUNS = 32  # a real hand's text has a few runs; past this, tiles are joined once, not run by run
 # run text ("234m") -> (tiles, suit 0..3, first index of the suit, counts within the suit, kinds as a bit
 # set, red fives per suit or None, most copies of one tile): each run is worked out once per process
 _RUN_CACHE: dict[str, tuple] = {}
@@ -134,6 +135,8 @@ def tiles_tuple(text: str, field: str | None = None) -> tuple[Tile, ...]:
         runs = _RUN.findall(text)
         if runs and len("".join(runs)) == len(text):  # the runs cover the whole text: well-formed
             cache = _RUN_CACHE
+            if len(runs) > _MANY_RUNS:  # (each += copies the tuple: absurd input would take minutes)
+                return tuple(t for run in runs for t in (cache.get(run) or _run_entry(run))[0])
             out: tuple[Tile, ...] = ()
             for run in runs:
                 entry = cache.get(run) or _run_entry(run)
@@ -167,7 +170,7 @@ def read_counted(text: Any, field: str | None = None) -> tuple[tuple[Tile, ...],
     not worked out), which spares the caller a scan of all 34 counts."""
     if type(text) is str:
         runs = _RUN.findall(text)
-        if runs and len("".join(runs)) == len(text):
+        if runs and len("".join(runs)) == len(text) and len(runs) <= _MANY_RUNS:
             cache = _RUN_CACHE
             out: tuple[Tile, ...] = ()
             counts = [0] * 34

@@ -8,9 +8,9 @@ with `unset=True` and reads back only what the user gave, because a `--declared`
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
+from scoring import strict_json
 from scoring.errors import HandError
 from scoring.tiles import WIND_NAMES, parse_tiles
 from scoring.tiles import parse_wind as engine_wind
@@ -116,9 +116,9 @@ def parse_rule_value(text: str) -> Any:
         return True
     if low in ("false", "no", "off"):
         return False
-    try:
-        return json.loads(text)
-    except ValueError:
+    try:  # (strict: nesting deep enough to blow json's stack was a traceback)
+        return strict_json.loads(text)
+    except ValueError:  # not JSON (or absurd JSON): the text itself, which the rule's type check names
         return text
 
 

@@ -193,7 +193,7 @@ def test_batch_writes_a_file_and_applies_default_rules(tmp_path, capsys):
 
 def test_batch_reads_stdin_and_shows_progress_on_request(monkeypatch, capsys):
     lines = [json.dumps({"id": i, "concealed": HAND, "win_tile": "2z", "riichi": True}) for i in range(50)]
-    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(("\n".join(lines) + "\n").encode())))
     code, out, err = run_cli(capsys, "batch", "-", "--progress")
     assert code == 0
     assert [json.loads(x)["id"] for x in out.splitlines()] == list(range(50))
@@ -231,6 +231,38 @@ def test_batch_survives_an_engine_that_raises(capsys):
 
     res = score_line(json.dumps({"id": 5, "concealed": HAND, "win_tile": "2z"}), 3, broken)
     assert res["id"] == 5 and "internal error: RuntimeError: boom" in res["error"]
+
+
+def test_batch_refuses_what_json_loads_lets_through_and_goes_on(tmp_path, capsys):
+    """A key given twice (last one won: riichi dropped silently), nesting that blew the parser's stack
+    (a traceback, and every later line lost), bytes that are not UTF-8 (replaced by U+FFFD, so an id
+    came back changed): each is its line's error, and the lines after it are scored."""
+    good = json.dumps({"id": "ok", "concealed": HAND, "win_tile": "2z", "riichi": True}).encode()
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(b"\n".join([
+        b'{"concealed": "%s", "win_tile": "2z", "riichi": true, "riichi": false}' % HAND.encode(),
+        b'{"concealed": "%s", "win_tile": "2z", "melds": [{"kind": "pon", "tiles": "777z", "tiles": "666z"}]}'
+        % HAND.encode(),
+        b"[" * 100_000 + b"]" * 100_000,
+        b'{"id": "caf\xe9", "concealed": "%s", "win_tile": "2z"}' % HAND.encode(),
+        good]) + b"\n")
+    code, out, err = run_cli(capsys, "batch", str(src))
+    assert code == 0 and "Traceback" not in err
+    dup, meld, deep, latin, ok = [json.loads(x) for x in out.splitlines()]
+    assert dup["error"] == "line 1: the key 'riichi' is given twice; give it once"
+    assert meld["error"] == "line 2: melds[0]: the key 'tiles' is given twice; give it once"
+    assert deep["error"] == "line 3: the JSON is nested too deeply (the limit is 32 levels)"
+    assert latin["error"].startswith("line 4: not UTF-8 text (byte 0xe9")
+    assert ok["id"] == "ok" and ok["error"] is None
+    assert "5 lines, 4 errors" in err
+
+
+def test_batch_reads_a_file_that_starts_with_a_byte_order_mark(tmp_path, capsys):
+    """Notepad saves UTF-8 with a BOM; line 1 was 'Unexpected UTF-8 BOM'."""
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(b"\xef\xbb\xbf" + json.dumps({"id": 1, "concealed": HAND, "win_tile": "2z", "riichi": True}).encode())
+    code, out, _ = run_cli(capsys, "batch", str(src))
+    assert code == 0 and json.loads(out)["error"] is None and json.loads(out)["id"] == 1
 
 
 def test_batch_missing_input_is_a_usage_error(tmp_path, capsys):

@@ -52,6 +52,9 @@ def test_melds_read_with_called_tile_and_seat():
     ({"discarder": "behind"}, "discarder", "left, across or right"),
     ({"players": 5}, "players", "3 or 4"),
     ({"melds": "pon"}, "melds", "list of melds"),
+    ({"melds": {}}, "melds", "list of melds"),       # was read as no melds (any falsy value was)
+    ({"melds": False}, "melds", "list of melds"),
+    ({"rules": {"preset": "tenhou", "name": "renmei"}}, "rules.name", "another rule set's name"),  # said renmei
     ({"rules": "tenhoo"}, "rules", "unknown rule set"),
     ({"rules": {"preset": "tenhou", "kiriagee": True}}, "rules", "unknown rule field"),
     ({"rules": {"preset": "tenhou", "kiriage": "yes"}}, "rules.kiriage", "true or false"),
@@ -120,6 +123,24 @@ def test_contradicting_flags(patch, field, words):
     message, where = err({**GOOD, **patch})
     assert where == field, message
     assert words in message
+
+
+def test_absurdly_long_input_is_refused_quickly_and_quoted_short():
+    """A 4-MB tile string took minutes (tuples joined run by run) and its error quoted all of it."""
+    import time
+
+    start = time.perf_counter()
+    message, where = err({**GOOD, "concealed": "1m" * 500_000})
+    assert time.perf_counter() - start < 5  # quadratic: ~2 min; linear: well under a second
+    assert where == "concealed" and "got 500000" in message
+    message, where = err({**GOOD, "concealed": "1m " * 200_000 + "x"})
+    assert where == "concealed" and message.startswith("concealed: unexpected character 'x'")
+    assert len(message) < 450 and "characters cut" in message and message.endswith("followed by m, p, s or z)")
+
+
+def test_a_rule_set_may_carry_its_own_name_or_its_presets_own():
+    assert score_json({**GOOD, "rules": {"preset": "tenhou", "name": "club"}})["rules"] == "club"
+    assert score_json({**GOOD, "rules": {"preset": "tenhou", "name": "tenhou"}})["rules"] == "tenhou"
 
 
 def test_chankan_needs_the_lone_copy_of_the_win_tile():

@@ -135,14 +135,22 @@ def test_eval_photos(tmp_path, capsys, oracle):
     ('{"image": "nope.jpg", "sequence": "1m"}\n', "not found"),
     ('{"image": "x.png", "sequence": "1q 2m"}\n', "bad sequence"),
     ("\n", "no photos"),
+    ('{"image": "x.png", "image": "y.png", "sequence": "1m"}\n', "labels.jsonl:1: the key 'image' is given twice"),
+    (b'{"image": "x.png", "sequence": "1m", "note": "caf\xe9"}\n', "not UTF-8 text (byte 0xe9"),
 ])
 def test_eval_photos_bad_folder(tmp_path, capsys, content, message):
     (tmp_path / "x.png").write_bytes(b"")
-    if content is not None:
+    if isinstance(content, bytes):
+        (tmp_path / "labels.jsonl").write_bytes(content)
+    elif content is not None:
         (tmp_path / "labels.jsonl").write_text(content)
     assert main(["eval-photos", str(tmp_path)]) == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
     assert main(["eval-photos", str(tmp_path / "nofolder")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    assert main(["eval-photos", str(tmp_path / "x.png")]) == 2
+    assert "a file, not a folder" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not (REPO_MODELS / "tile_detector.onnx").is_file() or not (REPO_MODELS / "tile_classifier.onnx").is_file(),

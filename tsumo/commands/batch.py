@@ -9,12 +9,14 @@ not fatal). `-` means stdin / stdout.
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import os
 import sys
 import time
 from typing import IO, Any, Callable, Iterable, Iterator
 
+from scoring import strict_json
 from tsumo.cli import UsageError
 
 
@@ -43,8 +45,10 @@ def score_line(line: str, number: int, score: Callable[[Any], dict], default_rul
     text = line.strip()
     if not text:
         return _line_error(number, "empty line (expected one JSON object)")
-    try:
-        obj = json.loads(text)
+    try:  # strict: a key given twice is an error (json.loads keeps the last), as over HTTP
+        obj = strict_json.loads(text)
+    except strict_json.JsonProblem as exc:
+        return _line_error(number, f"{_where(exc.loc)}{exc}")
     except ValueError as exc:
         return _line_error(number, f"not valid JSON: {exc}")
     if not isinstance(obj, dict):
@@ -58,6 +62,12 @@ def score_line(line: str, number: int, score: Callable[[Any], dict], default_rul
     if "id" in obj and "id" not in result:
         result = {"id": obj["id"], **result}
     return result
+
+
+def _where(loc: tuple) -> str:
+    """`("melds", 0, "tiles")` → "melds[0].tiles: " (the engine's field notation); "" at the top."""
+    path = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in loc[:-1]).lstrip(".")
+    return f"{path}: " if path else ""
 
 
 class Progress:
@@ -103,12 +113,15 @@ def _json_line(result: dict) -> str:
     return text + "\n"
 
 
-def process(lines: Iterable[str], out: IO[str], score: Callable[[Any], dict],
+def process(lines: Iterable[str | UnicodeDecodeError], out: IO[str], score: Callable[[Any], dict],
             default_rules: Any = None, progress: Progress | None = None) -> tuple[int, int]:
-    """Score every line, writing results in order; returns (lines, errors)."""
+    """Score every line, writing results in order; returns (lines, errors). A line that could not
+    be decoded (a `UnicodeDecodeError` from `_lines`) is an error line of its own."""
     done = errors = 0
     for number, line in enumerate(lines, start=1):
-        result = score_line(line, number, score, default_rules)
+        result = (score_line(line, number, score, default_rules) if isinstance(line, str)
+                  else _line_error(number, f"not UTF-8 text (byte 0x{line.object[line.start]:02x} at position "
+                                           f"{line.start}); save the file as UTF-8"))
         if result.get("error"):
             errors += 1
         out.write(_json_line(result))
@@ -120,9 +133,17 @@ def process(lines: Iterable[str], out: IO[str], score: Callable[[Any], dict],
     return done, errors
 
 
-def _lines(stream: IO[str]) -> Iterator[str]:
-    for line in stream:
-        yield line.rstrip("\n").rstrip("\r")
+def _lines(stream: IO[bytes]) -> Iterator[str | UnicodeDecodeError]:
+    """Each line as text, without its line break and, on the first, a UTF-8 byte-order mark (Windows
+    editors write one); a line that is not UTF-8 is its error (replacing the bytes would change an id)."""
+    for number, raw in enumerate(stream):
+        raw = raw.rstrip(b"\n").rstrip(b"\r")
+        if number == 0 and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[len(codecs.BOM_UTF8):]
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield exc
 
 
 def _count_lines(path: str) -> int | None:
@@ -151,10 +172,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {args.output} is the input file: write the results to another file")
     total = None
     if args.input == "-":
-        source = sys.stdin
+        source = sys.stdin.buffer
     else:
         try:
-            source = open(args.input, encoding="utf-8", errors="replace")
+            source = open(args.input, "rb")
         except OSError as exc:
             raise UsageError(f"cannot read {args.input}: {exc.strerror}") from None
         total = _count_lines(args.input)
@@ -177,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 sink.flush()
     finally:
-        if source is not sys.stdin:
+        if source is not sys.stdin.buffer:
             source.close()
     seconds = time.monotonic() - start
     print(f"tsumo batch: {done} lines, {errors} error{'s' if errors != 1 else ''}, "

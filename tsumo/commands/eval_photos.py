@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from scoring import strict_json
 from tsumo.cli import UsageError
 from tsumo.commands.read import add_reader_flags, load_photo, make_reader, write_annotated
 
@@ -34,17 +35,25 @@ def load_labels(folder: Path) -> list[dict]:
     """The label lines, checked: each names an existing photo and a valid sequence."""
     from vision.sequence import SequenceError, parse_sequence
 
+    if folder.is_file():
+        raise UsageError(f"{folder}: a file, not a folder (give the folder that holds labels.jsonl and the photos)")
     if not folder.is_dir():
         raise UsageError(f"{folder}: no such folder")
     path = folder / "labels.jsonl"
     if not path.is_file():
         raise UsageError(f"{path}: missing (one JSON object per photo, see CONTRACTS §3)")
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # (-sig: a byte-order mark from a Windows editor is fine)
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at position {exc.start})") from None
     labels = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
+        try:  # strict: an "image" given twice would silently measure the second photo only
+            obj = strict_json.loads(line)
+        except strict_json.JsonProblem as exc:
+            raise UsageError(f"{path}:{n}: {exc}") from None
         except json.JSONDecodeError as exc:
             raise UsageError(f"{path}:{n}: not JSON ({exc.msg})") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("image"), str) or not isinstance(obj.get("sequence"), str):
