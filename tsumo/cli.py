@@ -10,6 +10,7 @@ Exit codes: 0 success, 2 bad input (with a message on stderr), 1 unexpected fail
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
 import sys
@@ -30,7 +31,10 @@ class UsageError(Exception):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="tsumo", description="Score riichi-mahjong hands, from text or photos.")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # No abbreviated options: `batch --rule kiriage=true` was taken as `--rules kiriage=true` (an
+    # unknown rule set), where the user meant the `--rule` other commands have.
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                       parser_class=functools.partial(argparse.ArgumentParser, allow_abbrev=False))
     for name in COMMANDS:
         try:
             module = importlib.import_module(f"tsumo.commands.{name}")

@@ -352,3 +352,14 @@ def test_output_closed_early_is_no_traceback(argv):
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 141
     assert err == ""
+
+
+def test_an_option_is_never_taken_for_a_longer_one(tmp_path, capsys):
+    """`batch` has `--rules` but no `--rule`: `--rule kiriage=true` was read as `--rules kiriage=true`
+    and every line failed as an unknown rule set; now argparse names the unknown option."""
+    src = tmp_path / "in.jsonl"
+    _write_lines(src, [json.dumps({"concealed": HAND, "win_tile": "2z", "riichi": True})])
+    with pytest.raises(SystemExit) as exit_:
+        main(["batch", str(src), "--rule", "kiriage=true"])
+    assert exit_.value.code == 2
+    assert "unrecognized arguments: --rule kiriage=true" in capsys.readouterr().err
