@@ -89,7 +89,7 @@ def test_score_json(tmp_path, capsys, oracle):
     data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert data["hand"]["melds"] == [{"kind": "pon", "tiles": "777z", "called": "7z", "from": "across"}]
     assert data["hand"]["dora_indicators"] == ["1m"] and data["hand"]["seat_wind"] == "S"
-    assert data["result"]["error"] is None and data["result"]["han"] >= 2
+    assert data["result"]["error"] is None and data["result"]["han"] >= 2 and data["error"] is None
     assert data["reading"]["sequence"] == seq
 
 
@@ -249,7 +249,10 @@ def test_score_json_names_the_reading_when_win_is_wrong(tmp_path, capsys, oracle
     out, err = capsys.readouterr()
     data = json.loads(out)
     assert data["reading"]["sequence"] == seq and data["hand"] is None and data["result"] is None
-    assert "--win 9p" in err
+    assert "--win 9p" in err and data["error"].startswith("--win 9p")  # the reason in the JSON too, not stderr only
+    assert main(["score", str(path), "--json"]) == 2  # no winning tile shown, none given
+    data = json.loads(capsys.readouterr().out)
+    assert data["result"] is None and "winning tile is not in the photo" in data["error"]
 
 
 def test_eval_photos_survives_a_damaged_photo(tmp_path, capsys, oracle):

@@ -68,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
 
     def no_score(message: str) -> UsageError:
         if args.json:  # scripts get the reading whatever went wrong after it
-            print(json.dumps({"reading": reading.to_json(), "hand": None, "result": None}, ensure_ascii=False))
+            print(json.dumps({"reading": reading.to_json(), "hand": None, "result": None, "error": message},
+                             ensure_ascii=False))
         return UsageError(message)
 
     if win is not None:
@@ -83,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     obj = {**hand, **ctx}
     result = score_json(obj)
     if args.json:
-        print(json.dumps({"reading": reading.to_json(), "hand": obj, "result": result}, ensure_ascii=False))
+        print(json.dumps({"reading": reading.to_json(), "hand": obj, "result": result, "error": result.get("error")},
+                         ensure_ascii=False))
     if result.get("error"):
         raise UsageError(result["error"])
     if not args.json:
