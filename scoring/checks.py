@@ -37,7 +37,8 @@ def check_rules(hand: Hand, rules: Rules) -> list[str]:
                 if rules.red_fives[s] == 0:
                     notes.append(f"{rules.name} has no red fives: {name} counted as a plain 5{'mps'[s]}")
                 else:
-                    raise HandError(f"{n} red {name} but the set has {rules.red_fives[s]}", "concealed")
+                    raise HandError(f"{n} red {name} but the set has {rules.red_fives[s]}",
+                                    _past_red_limit(hand, s, rules.red_fives[s]))
     if len(hand.dora_indicators) > 1 and not rules.kan_dora:
         raise HandError(f"{rules.name} turns over one dora indicator (no kan dora), got {len(hand.dora_indicators)}",
                         "dora_indicators")
@@ -54,6 +55,18 @@ def check_rules(hand: Hand, rules: Rules) -> list[str]:
     if hand.honba and not rules.honba_points:
         notes.append(f"{rules.name} pays nothing for honba")
     return notes
+
+
+def _past_red_limit(hand: Hand, suit: int, allowed: int) -> str:
+    """The part of the hand (concealed, then melds in order) whose red fives of `suit` pass `allowed`:
+    a meld written 0000p is the error, not the concealed tiles."""
+    seen = 0
+    parts = [("concealed", hand.concealed)] + [(f"melds[{i}].tiles", m.tiles) for i, m in enumerate(hand.melds)]
+    for field, tiles in parts:
+        seen += sum(1 for t in tiles if t.red and t.index // 9 == suit)
+        if seen > allowed:
+            return field
+    return "concealed"  # pragma: no cover - called only when the hand holds more than allowed
 
 
 def check_three_player(hand: Hand) -> None:

@@ -100,7 +100,7 @@ class Meld:
         else:
             need = 3 if kind == "pon" else 4
             if len(idx) != need or idx[0] != idx[-1]:
-                raise HandError(f"a {kind} must be {need} identical tiles, got {format_tiles(tiles)!r}", f"{where}.tiles")
+                raise HandError(f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} must be {need} identical tiles, got {format_tiles(tiles)!r}", f"{where}.tiles")
         if kind == "ankan":
             if self.from_ is not None:
                 raise HandError("an ankan (closed kan) is not called from anyone; drop 'from'", f"{where}.from")

@@ -53,6 +53,10 @@ def test_melds_read_with_called_tile_and_seat():
     ({"players": 5}, "players", "3 or 4"),
     ({"melds": "pon"}, "melds", "list of melds"),
     ({"melds": {}}, "melds", "list of melds"),       # was read as no melds (any falsy value was)
+    ({"concealed": "123m789s11z234m", "melds": [{"kind": "ankan", "tiles": "0000p"}]},  # was blamed on concealed
+     "melds[0].tiles", "4 red 0p but the set has 1"),
+    ({"concealed": "123m789s11z234m", "melds": [{"kind": "ankan", "tiles": "00555p"}]}, "melds[0].tiles",
+     "an ankan must be 4 identical tiles"),
     ({"melds": False}, "melds", "list of melds"),
     ({"rules": {"preset": "tenhou", "name": "renmei"}}, "rules.name", "another rule set's name"),  # said renmei
     ({"rules": "tenhoo"}, "rules", "unknown rule set"),
