@@ -31,6 +31,19 @@ def test_bad_flags_exit_2_with_a_message(argv, words, capsys):
     assert err.startswith("tsumo: error:") and words in err
 
 
+def test_a_taken_port_or_a_foreign_host_is_a_one_line_error(capsys):
+    """Uvicorn said 'address already in use' only as a JSON log line, then exit 3."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port), "--no-models"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"tsumo: error: cannot listen on 127.0.0.1:{port}") and "another --port" in err
+    assert main(["serve", "--host", "no-such-host.invalid", "--no-models"]) == 2
+    assert "--host no-such-host.invalid: not an address of this machine" in capsys.readouterr().err
+
+
 def test_settings_travel_to_workers_through_the_environment(tmp_path):
     s = ApiSettings(models_dir=tmp_path, reader_threads=3, inference_workers=2, inference_queue=7,
                     max_photo_bytes=123, max_json_bytes=456, max_pixels=789, keep_dir=tmp_path / "k", load_models=False)

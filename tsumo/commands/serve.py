@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import socket
 from pathlib import Path
 
 from tsumo.cli import UsageError
@@ -60,8 +62,26 @@ def settings_from_args(args: argparse.Namespace):  # -> ApiSettings (import kept
     )
 
 
+def check_can_listen(host: str, port: int) -> None:
+    """Bind (host, port) once, as uvicorn will (SO_REUSEADDR), so a port taken by another server or a host
+    this machine does not have is a one-line error; uvicorn says it only as a log line, exit 3."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM,
+                                                             flags=socket.AI_PASSIVE)[0]
+    except (socket.gaierror, UnicodeError) as exc:
+        raise UsageError(f"--host {host}: not an address of this machine ({exc})") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            hint = " (another server is listening there; choose another --port)" if exc.errno == errno.EADDRINUSE else ""
+            raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
+    check_can_listen(args.host, args.port)
     import uvicorn
 
     from api.request_log import logging_config
