@@ -25,6 +25,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.body_limit import BodyLimitMiddleware
 from api.inference import InferenceGate, Reader, ReaderState
@@ -103,6 +104,28 @@ def describe_inputs(errors: list[dict[str, Any]], content_type: str | None = Non
     return out
 
 
+class HeadAsGet:
+    """HEAD answered wherever GET is: same status and headers, no body. FastAPI's routes answered HEAD with 405,
+    and uptime monitors probe `/healthz` and `/` with HEAD. The GET runs (every GET here is cheap and safe)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def without_body(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body"):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, without_body)
+
+
 def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactory | None = None) -> FastAPI:
     """Build the app. `reader_factory(settings)` makes the photo reader (default: the ONNX one)."""
     settings = settings or ApiSettings.from_env()
@@ -136,7 +159,8 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
         """FastAPI's 422 (`detail`: a list naming each field), with the echoed input made JSON-safe
         and readable (`describe_inputs`)."""
         errors = describe_inputs(exc.errors(), request.headers.get("content-type"))
-        return JSONResponse({"detail": json_safe(jsonable_encoder(errors))}, status_code=422)
+        extra = getattr(exc, "body_extra", None) or {}  # e.g. whether a refused photo was kept (routes.photos)
+        return JSONResponse({"detail": json_safe(jsonable_encoder(errors)), **extra}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Any:
@@ -160,6 +184,7 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
     app.include_router(photos.router)
     app.include_router(page.router)
     app.mount("/static", StaticFiles(directory=page.STATIC_DIR), name="static")
+    app.add_middleware(HeadAsGet)  # innermost: the log and the limits see the HEAD as it came
     app.add_middleware(BodyLimitMiddleware, default=settings.max_json_bytes,
                        limits={"/v1/photos/": settings.max_photo_bytes})
     app.add_middleware(RequestLogMiddleware)  # outermost: every request is logged, 413s included

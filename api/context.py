@@ -16,6 +16,9 @@ from api.schemas import PhotoContext
 from scoring import HandError, resolve_rules
 
 TILE_KEYS = ("concealed", "melds")
+# What /v1/photos/read takes: the keys that change the reading or the hand it gives (a winning tile, set-aside
+# norths, the player count the reader looks for). The rest (winds, dora, flags, counters…) only matter to a score.
+READ_KEYS = ("rules", "players", "win_tile", "nukidora")
 LOC = ("body", "context")
 
 
@@ -54,6 +57,13 @@ def parse_context(raw: str | None) -> PhotoContext:
             for e in exc.errors(include_url=False)
         ]
         raise RequestValidationError(errors) from exc
+
+
+def unused_by_read(context: PhotoContext) -> list[str]:
+    """The context keys /v1/photos/read takes (CONTRACTS §4: any §1 key but the tiles) and does not use:
+    they only matter to a score. Listed in its answer, never dropped without a word; `null` is "not given"."""
+    given = context.model_dump(exclude_unset=True, exclude_none=True)
+    return [key for key in given if key not in READ_KEYS]
 
 
 def merge_hand(read_hand: dict[str, Any], context: PhotoContext) -> dict[str, Any]:

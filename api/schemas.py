@@ -7,9 +7,11 @@ fields (CONTRACTS: "extend freely"), and the API passes them on.
 """
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_serializer
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_serializer
+from pydantic_core import PydanticCustomError
 
 Seat = Literal["left", "across", "right"]
 Wind = Literal["E", "S", "W", "N"]
@@ -17,6 +19,46 @@ TILES_PATTERN = r"^([0-9]+[mpsz])+$"
 TILE_PATTERN = r"^[0-9][mpsz]$"
 
 Tile = Annotated[str, Field(pattern=TILE_PATTERN, description="one tile in MPSZ notation, e.g. `3m`, `0p`, `7z`")]
+
+
+def _true_or_false(value: Any) -> Any:
+    """Flags and counters are taken as the engine (`scoring.score_json`) takes them: pydantic's lax mode took
+    "yes", 1 and "true" for riichi (and "off" for false), true (1 honba) and "3" for a count."""
+    if not isinstance(value, bool):
+        raise PydanticCustomError("bool_type", "Input should be true or false, not {got}", {"got": repr(value)})
+    return value
+
+
+def _a_number(value: Any) -> Any:
+    """A JSON number; a whole float (3.0) passes on to the int check, as the engine takes it too."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise PydanticCustomError("int_type", "Input should be a whole number, not {got}", {"got": repr(value)})
+    return value
+
+
+Flag = Annotated[bool, BeforeValidator(_true_or_false)]
+# After the bounds, as in `Annotated[int, Field(ge=…), A_NUMBER]`: the schema then keeps minimum/maximum.
+A_NUMBER = BeforeValidator(_a_number)
+
+
+def _json_echoable(value: Any) -> Any:
+    """`id` comes back as it was sent, so it must be JSON a response can hold (no NaN or Infinity in it)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise PydanticCustomError("finite_number", "id cannot hold NaN or Infinity: it is echoed back as JSON")
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
+
+
+# CONTRACTS §1: `id` is echoed back whatever JSON it is, as `tsumo batch` does (`str | int` made true 1 and
+# refused 1.5 or an object).
+Id = Annotated[Any, AfterValidator(_json_echoable), Field(
+    description="any JSON value (string, number, object…), echoed back unchanged in the result")]
 
 
 class Meld(BaseModel):
@@ -43,19 +85,21 @@ class HandContext(BaseModel):
     seat_wind: Wind | None = None
     dora_indicators: list[Tile] | None = Field(None, max_length=10)
     ura_indicators: list[Tile] | None = Field(None, max_length=10)
-    riichi: bool | None = None
-    double_riichi: bool | None = None
-    ippatsu: bool | None = None
-    rinshan: bool | None = None
-    chankan: bool | None = None
-    haitei: bool | None = None
-    houtei: bool | None = None
-    tenhou: bool | None = None
-    chiihou: bool | None = None
-    renhou: bool | None = None
-    honba: int | None = Field(None, ge=0, le=1000)
-    kyotaku: int | None = Field(None, ge=0, le=1000, description="riichi sticks on the table")
-    nukidora: int | None = Field(None, ge=0, le=4, description="norths set aside (3-player)")
+    riichi: Flag | None = None
+    double_riichi: Flag | None = None
+    ippatsu: Flag | None = None
+    rinshan: Flag | None = None
+    chankan: Flag | None = None
+    haitei: Flag | None = None
+    houtei: Flag | None = None
+    tenhou: Flag | None = None
+    chiihou: Flag | None = None
+    renhou: Flag | None = None
+    honba: Annotated[int, Field(ge=0, le=1000), A_NUMBER] | None = None
+    kyotaku: Annotated[int, Field(ge=0, le=1000), A_NUMBER] | None = Field(
+        None, description="riichi sticks on the table")
+    nukidora: Annotated[int, Field(ge=0, le=4), A_NUMBER] | None = Field(
+        None, description="norths set aside (3-player)")
     discarder: Seat | None = Field(None, description="ron only: the seat that dealt in, relative to the winner")
     players: Literal[3, 4] | None = None
 
@@ -76,7 +120,7 @@ class HandIn(HandContext):
     )
     win_tile: str = Field(pattern=TILE_PATTERN, description="the winning tile; one of `concealed`")
     melds: list[Meld] = Field(default_factory=list, max_length=4)
-    id: str | int | None = None
+    id: Id = None
     expected: Any = None
 
     def to_contract(self) -> dict[str, Any]:
@@ -113,7 +157,7 @@ class ScoreResult(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    id: str | int | None = None
+    id: Id = None
     han: int | None = None
     fu: int | None = None
     yakuman: int | None = None
@@ -187,15 +231,22 @@ class PhotoReading(BaseModel):
 class PhotoReadResponse(BaseModel):
     image: ImageInfo
     reading: PhotoReading
+    hand: HandOut | None = Field(None, description="the §1 hand the request makes of the reading: its tile keys, "
+                                 "with the context's `win_tile` (which may complete a 13-tile reading), `nukidora`, "
+                                 "`rules`, `players`; null when no complete hand was read (`reading.error` says why)")
     kept: str | None = Field(None, description="file name under the server's keep folder, if `keep=true`")
     keep_error: str | None = Field(None, description="why a photo asked to be kept was not (the reading is still here)")
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    unused_context: list[str] = Field(
+        default_factory=list, description="/read only: context keys sent that only matter to a score (winds, "
+        "dora, flags, counters…); accepted as CONTRACTS §4 says, not used here: send them to /v1/photos/score")
 
 
 class PhotoScoreResponse(PhotoReadResponse):
     hand: HandOut | None = Field(None, description="the §1 hand scored: the reading plus the context")
     result: ScoreResult | None = Field(None, description="CONTRACTS §2; null when no hand could be read")
     error: str | None = Field(None, description="why there is no score (no hand read, or the engine's error)")
+    unused_context: list[str] = Field(default_factory=list, exclude=True)  # /score uses every key
 
 
 # ---- rules, health, errors -----------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """`POST /v1/photos/read` and `POST /v1/photos/score` (CONTRACTS §4).
 
 Order of checks, cheapest first, so bad requests cost nothing: body size (413, enforced while the
-upload streams, by `api.body_limit`) → the form's fields (422 naming an unknown or repeated one)
+upload streams, by `api.body_limit`) and a whole multipart body (400 when it stops before its closing
+boundary, `MultipartRequest`) → the form's fields (422 naming an unknown or repeated one)
 → `context` (422 naming the field, incl. the rule set) → room in the queue (503 + Retry-After,
 before the photo is held in memory) → the image header (415 not an image we read, 422
 corrupt/empty, 413 too many pixels — before any decode, so a decompression bomb is refused in
@@ -9,6 +10,11 @@ microseconds; a JPEG over the limit is decoded at 1/2…1/8 instead) → a free 
 decode and read in a worker thread. With `keep=true` the photo is saved before that, in a thread of its
 own (not an inference slot), so a photo the decoder or the reader fails on is kept too, its sidecar saying
 why; a keep that fails is reported, never fatal.
+
+Both routes make the same §1 hand of the reading (`_request_hand`): the context's `win_tile` may pick
+another winning tile or complete a 13-tile reading, and one that fits no hand read is a 422 with the
+reading. /read uses only the context keys that change the reading or the hand and lists the others it was
+sent (`unused_context`: CONTRACTS §4 lets any §1 key through, so they are named, not refused or dropped).
 """
 from __future__ import annotations
 
@@ -16,17 +22,20 @@ import itertools
 import json
 import logging
 import time
+from collections.abc import AsyncGenerator, Callable, Coroutine
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
 
 import anyio.to_thread
-from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, Response, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
+from python_multipart.multipart import parse_options_header
 
-from api.context import merge_hand, parse_context, players_for, resolve_context_rules
+from api.context import merge_hand, parse_context, players_for, resolve_context_rules, unused_by_read
 from api.deps import GateDep, ReaderDep, SettingsDep
 from api.inference import Saturated
 from api.request_log import LOGGER_NAME, log_fields, request_id
@@ -35,7 +44,47 @@ from api.settings import ApiSettings
 from scoring import score_json
 from vision.io import ImageError, load_image, probe_image
 
-router = APIRouter(prefix="/v1/photos", tags=["photos"])
+
+class MultipartRequest(Request):
+    """A request whose multipart body must reach its closing boundary (`--BOUNDARY--`).
+
+    python-multipart stops at the last byte without a word (its `finalize` does not check the end yet), so a
+    cut-off upload lost its unfinished parts and was told "photo: Field required". Here it is the 400 of a
+    body that cannot be parsed. Only a body with no closing boundary at all is refused: a whole one never is."""
+
+    async def stream(self) -> AsyncGenerator[bytes, None]:
+        kind, params = parse_options_header(self.headers.get("content-type"))
+        boundary = params.get(b"boundary")
+        if kind != b"multipart/form-data" or not boundary:  # Starlette names a missing boundary itself
+            async for chunk in super().stream():
+                yield chunk
+            return
+        close = b"--" + boundary + b"--"
+        seen, tail = False, b""
+        async for chunk in super().stream():
+            if not seen and chunk:
+                seen = close in tail + chunk[:len(close)] or close in chunk  # it may straddle two chunks
+                tail = (tail + chunk[-len(close):])[-len(close):]
+            yield chunk
+        if not seen:
+            raise HTTPException(400, f"the multipart body is broken: it ends before its closing boundary "
+                                     f"({close.decode('latin-1')[:80]}), so it was cut off on the way or built "
+                                     "wrong; send the whole request again")
+
+
+class MultipartRoute(APIRoute):
+    """`APIRouter(route_class=MultipartRoute)`: its routes read their form with `MultipartRequest`."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def checked_handler(request: Request) -> Response:
+            return await handler(MultipartRequest(request.scope, request.receive))
+
+        return checked_handler
+
+
+router = APIRouter(prefix="/v1/photos", tags=["photos"], route_class=MultipartRoute)
 
 PhotoField = Annotated[
     UploadFile,
@@ -46,6 +95,15 @@ ContextField = Annotated[
     Form(
         description='JSON object with any CONTRACTS §1 key except the tiles, e.g. '
         '`{"rules": "tenhou", "win": "tsumo", "seat_wind": "S", "dora_indicators": ["3m"]}`',
+    ),
+]
+ReadContextField = Annotated[
+    str | None,
+    Form(
+        description='JSON object, as for /v1/photos/score (CONTRACTS §4). The keys that change the reading or the '
+        'hand are used: `rules`, `players` (the player count the reader looks for), `win_tile` (another winning '
+        'tile, or the one a 13-tile reading lacks) and `nukidora`, e.g. `{"win_tile": "4s"}`. The others only '
+        'matter to a score: checked, then listed in the answer\'s `unused_context`',
     ),
 ]
 KeepField = Annotated[
@@ -87,6 +145,15 @@ async def check_form_fields(request: Request) -> None:
 FormChecked = Annotated[None, Depends(check_form_fields)]
 
 IMAGE_STATUS = {"unsupported": 415, "too_large": 413, "corrupt": 422, "empty": 422}
+
+
+class PhotoRefused(RequestValidationError):
+    """A 422 about the photo of a `keep=true` request, saying whether it was kept as a 200 does (`kept`: its
+    name under the keep folder, or null and `keep_error` why not); `api.app` adds them to the body."""
+
+    def __init__(self, errors: list[dict[str, Any]], kept: str | None, keep_error: str | None):
+        super().__init__(errors)
+        self.body_extra = {"kept": kept, "keep_error": keep_error}
 
 
 def _image_error(exc: Exception) -> Exception:
@@ -179,6 +246,10 @@ async def _keep_sidecar_quietly(kept: Kept, *args: Any) -> bool:
         return False
 
 
+def _kept_name(kept: Kept) -> str:
+    return str(Path(kept.photo.parent.name) / kept.photo.name)
+
+
 async def _read(
     request: Request, photo: UploadFile, context_raw: str | None, keep: bool,
     settings: ApiSettings, reader: Any, gate: Any,
@@ -192,7 +263,13 @@ async def _read(
     except Saturated as exc:
         raise _busy(gate, exc, log_fields(request)) from exc
     data = await photo.read()
-    info = _check_header(data, settings)
+    try:
+        info = _check_header(data, settings)
+    except RequestValidationError as exc:  # a damaged or empty photo is refused before it would be kept
+        if keep:
+            raise PhotoRefused(exc.errors(), None, "the photo was not kept: it was refused from its header, "
+                                                   "before it would have been saved") from exc
+        raise
     fields = log_fields(request)
     fields.update(image=f"{info.format} {info.width}x{info.height}", bytes=len(data))
 
@@ -225,13 +302,18 @@ async def _read(
     except Saturated as exc:
         raise _busy(gate, exc, fields) from exc
     except ImageError as exc:
-        raise _image_error(exc) from exc
+        error = _image_error(exc)
+        if keep and isinstance(error, RequestValidationError):  # say where the photo is, as a 200 would
+            name = fields["kept"] = _kept_name(kept) if kept is not None else None
+            errors = [{**e, "msg": f"{e['msg']} (the photo was kept as {name})"} if name else e for e in error.errors()]
+            raise PhotoRefused(errors, name, keep_error) from exc
+        raise error from exc
     done = time.perf_counter()
     reading_json = reading.to_json()
     timings["queue"] = max(0.0, (done - queued) * 1000 - timings["decode"] - timings["read"])
     kept_name = None
     if kept is not None:
-        kept_name = fields["kept"] = str(Path(kept.photo.parent.name) / kept.photo.name)
+        kept_name = fields["kept"] = _kept_name(kept)
         if not await _keep_sidecar_quietly(kept, rid, info, context, reading_json):
             keep_error = "the photo was kept but its reading could not be written beside it"
     if keep_error:
@@ -244,15 +326,52 @@ async def _read(
     return response, context, reading
 
 
+class WinTileRefused(Exception):
+    """The context's `win_tile` fits no hand that was read: a 422 naming it (with the reading, to correct)."""
+
+    def __init__(self, kind: str, message: str, win_tile: str):
+        super().__init__(message)
+        self.detail = [{"type": kind, "loc": ["body", "context", "win_tile"], "msg": message, "input": win_tile}]
+
+
+def _request_hand(read: PhotoReadResponse, reading: Any, context: PhotoContext) -> dict[str, Any] | None:
+    """The §1 hand this request makes of the photo: the reading's, with the context's keys merged in (they win).
+
+    A `win_tile` may pick another of the hand's tiles or complete a 13-tile reading (the reader knows how);
+    one that does neither raises `WinTileRefused`. None when no hand was read (`reading.error` says why)."""
+    read_hand = read.reading.hand
+    if context.win_tile is not None and hasattr(reading, "hand_with_win"):
+        try:
+            read_hand = reading.hand_with_win(context.win_tile)
+        except ValueError as exc:
+            partial = (read.reading.model_extra or {}).get("partial") or {}
+            if read_hand:  # a hand was read and the tile is not in it: the context is wrong
+                raise WinTileRefused("win_tile_not_in_hand", str(exc), context.win_tile) from exc
+            if partial.get("waits"):  # 13 tiles read, waiting: the user's tile is not one they wait on
+                melds = "".join(f" + {m.get('tiles')}" for m in partial.get("melds") or [])
+                raise WinTileRefused(
+                    "win_tile_not_a_wait",
+                    f"{context.win_tile} does not complete the hand read ({partial.get('concealed')}{melds}): "
+                    f"it waits on {' '.join(partial['waits'])}", context.win_tile) from exc
+            read_hand = None  # no hand read: the same answer as without a win_tile, saying why
+    if not read_hand or not read_hand.get("concealed"):
+        return None
+    return merge_hand(read_hand, context)
+
+
 @router.post("/read", response_model=PhotoReadResponse, responses=ERRORS, summary="Read the tiles in a photo")
 async def read_photo(
     request: Request, photo: PhotoField, settings: SettingsDep, reader: ReaderDep, gate: GateDep, _: FormChecked,
-    context: ContextField = None, keep: KeepField = False,
-) -> PhotoReadResponse:
+    context: ReadContextField = None, keep: KeepField = False,
+) -> Any:
     """Every tile found (box, class, confidence, candidates), the groups, and the hand (§1 tile
-    keys) when one could be read. `context` only matters here for the player count (rules)."""
-    response, _, _ = await _read(request, photo, context, keep, settings, reader, gate)
-    return response
+    keys) when one could be read: as read in `reading`, with the context's `win_tile` in `hand`."""
+    read, ctx, reading = await _read(request, photo, context, keep, settings, reader, gate)
+    try:
+        hand = _request_hand(read, reading, ctx)
+    except WinTileRefused as exc:  # the reading (a second of inference) comes back with the 422
+        return JSONResponse({**read.model_dump(mode="json"), "detail": exc.detail}, status_code=422)
+    return PhotoReadResponse(**{**read.model_dump(), "hand": hand, "unused_context": unused_by_read(ctx)})
 
 
 @router.post("/score", response_model=PhotoScoreResponse, responses=ERRORS, summary="Read a photo and score the hand")
@@ -263,25 +382,16 @@ async def score_photo(
     """The reading, the §1 hand (reading + context; context wins, e.g. `win_tile`) and its §2
     score. A photo without a complete hand, or a hand the engine refuses, is still a 200: the
     reading is returned so a client can correct tiles, with `error` saying why there is no score."""
-    read, context, reading = await _read(request, photo, context, keep, settings, reader, gate)
-    read_hand = read.reading.hand
-    if context.win_tile is not None and hasattr(reading, "hand_with_win"):
-        # The user names the winning tile: the reader knows how (it may complete a 13-tile reading).
-        try:
-            read_hand = reading.hand_with_win(context.win_tile)
-        except ValueError as exc:
-            if read_hand:  # a hand was read and the tile is not in it: the context is wrong (422)…
-                detail = [{"type": "win_tile_not_in_hand", "loc": ["body", "context", "win_tile"], "msg": str(exc),
-                           "input": context.win_tile}]
-                # …but the reading (a second of inference) comes back with it, to correct and rescore.
-                body = PhotoScoreResponse(**read.model_dump(), error=str(exc)).model_dump(mode="json")
-                return JSONResponse({**body, "detail": detail}, status_code=422)
-            read_hand = None  # no hand read: the same 200 as without a win_tile, saying why
-    if not read_hand or not read_hand.get("concealed"):
+    read, ctx, reading = await _read(request, photo, context, keep, settings, reader, gate)
+    try:
+        hand = _request_hand(read, reading, ctx)
+    except WinTileRefused as exc:  # the context is wrong (422), but the reading comes back, to correct and rescore
+        body = PhotoScoreResponse(**read.model_dump(), error=str(exc)).model_dump(mode="json")
+        return JSONResponse({**body, "detail": exc.detail}, status_code=422)
+    if hand is None:
         extra = read.reading.model_extra or {}
         message = extra.get("error") or "no complete hand could be read in the photo"
         return PhotoScoreResponse(**read.model_dump(), error=message)
-    hand = merge_hand(read_hand, context)
     result = score_json(hand)
     log_fields(request).update(han=result.get("han"), points=result.get("points"), score_error=result.get("error"))
-    return PhotoScoreResponse(**read.model_dump(), hand=hand, result=result, error=result.get("error"))
+    return PhotoScoreResponse(**{**read.model_dump(), "hand": hand}, result=result, error=result.get("error"))

@@ -43,6 +43,13 @@ def reading_json(hand: dict | None = HAND) -> dict:
     }
 
 
+def reading_13_json() -> dict:
+    """A reading of 13 tiles waiting on 2z (123m 456p 789s 111z 2z), shaped like the reader's."""
+    return {**reading_json(hand=None), "error_code": "no_winning_tile",
+            "partial": {"concealed": "123m456p789s1112z", "melds": [], "nukidora": 0, "waits": ["2z"]},
+            "error": "the winning tile is not in the photo: the hand waits on 2z (give it with --win / win_tile)"}
+
+
 @dataclass
 class FakeReading:
     data: dict
@@ -52,7 +59,12 @@ class FakeReading:
         return self.data["hand"]
 
     def hand_with_win(self, win_tile: str) -> dict:
-        if self.hand is None or win_tile not in ("1m", "2m", "3m", "2z", "1z"):
+        partial = self.data.get("partial") or {}
+        if self.hand is None and win_tile in (partial.get("waits") or []):  # completes a 13-tile reading
+            return {"concealed": partial["concealed"] + win_tile, "win_tile": win_tile, "melds": [], "nukidora": 0}
+        if self.hand is None:
+            raise ValueError(self.data.get("error") or "no hand was read")
+        if win_tile not in ("1m", "2m", "3m", "2z", "1z"):
             raise ValueError(f"{win_tile} is not among the concealed tiles read")
         return {**self.hand, "win_tile": win_tile}
 

@@ -50,3 +50,17 @@ def test_rule_override_errors_name_the_rule_field():
     with pytest.raises(RequestValidationError) as exc:
         resolve_context_rules(parse_context('{"rules": {"preset": "tenhou", "honba_points": "lots"}}'))
     assert exc.value.errors()[0]["loc"] == ("body", "context", "rules", "honba_points")
+
+
+@pytest.mark.parametrize("raw,key", [
+    ('{"riichi": "yes"}', "riichi"), ('{"riichi": 1}', "riichi"), ('{"haitei": "false"}', "haitei"),
+    ('{"honba": "3"}', "honba"), ('{"honba": true}', "honba"), ('{"kyotaku": "2"}', "kyotaku"),
+    ('{"nukidora": "2"}', "nukidora"),
+])
+def test_context_flags_and_counters_are_strict_like_the_engine(raw, key):
+    """The photo context took "yes" for riichi and true for 1 honba (pydantic's lax mode), as /v1/hands/score did."""
+    with pytest.raises(RequestValidationError) as exc:
+        parse_context(raw)
+    assert exc.value.errors()[0]["loc"] == ("body", "context", key)
+    whole = parse_context('{"honba": 3.0, "riichi": false}')
+    assert whole.model_dump(exclude_unset=True) == {"honba": 3, "riichi": False}

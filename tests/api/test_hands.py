@@ -190,3 +190,52 @@ def test_the_documented_example_hand_scores(client):
     r = client.post("/v1/hands/score", json=example)
     assert r.status_code == 200, r.text
     assert r.json()["points"] > 0
+
+
+# Ron on 4s: pinfu, riichi when asked (the tester's hand).
+PINFU = {"concealed": "123456m456p23s55p4s", "win_tile": "4s"}
+
+
+@pytest.mark.parametrize("key,value", [
+    ("riichi", "yes"), ("riichi", "off"), ("riichi", 1), ("riichi", "y"), ("riichi", "true"), ("ippatsu", 0),
+    ("honba", "3"), ("honba", True), ("kyotaku", "2"), ("nukidora", "2"), ("players", "4"), ("players", True),
+])
+def test_flags_and_counters_are_taken_as_the_engine_takes_them(client, key, value):
+    """Pydantic's lax mode scored "riichi": "yes" as riichi, "off" as false, and "honba": true as 1 honba; the
+    engine (`score_json`, `tsumo batch`) refuses them, so the API does too, naming the field."""
+    hand = {**PINFU, key: value}
+    assert score_json(hand)["error"], "the engine refuses it"
+    r = client.post("/v1/hands/score", json=hand)
+    assert r.status_code == 422, r.text
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["body", key]
+    assert key == "players" or repr(value) in err["msg"]  # players: "Input should be 3 or 4"
+
+
+def test_a_whole_float_count_scores_as_the_engine_scores_it(client):
+    hand = {**PINFU, "riichi": True, "honba": 3.0, "kyotaku": 2.0}
+    r = client.post("/v1/hands/score", json=hand)
+    assert r.status_code == 200, r.text
+    assert r.json() == score_json(hand) and r.json()["total"] == score_json({**PINFU, "riichi": True, "honba": 3,
+                                                                          "kyotaku": 2})["total"]
+    assert client.post("/v1/hands/score", json={**PINFU, "honba": 3.5}).status_code == 422
+
+
+@pytest.mark.parametrize("value", [True, False, 0, 1.5, -7, "", "case-7", {"game": 3, "hand": [1, "E"]}, [1, None]])
+def test_any_json_id_is_echoed_unchanged(client, value):
+    """CONTRACTS §1: `id` is echoed back, as `tsumo batch` does: "id": true came back 1; 1.5 and objects were 422."""
+    r = client.post("/v1/hands/score", json={**HAND, "id": value})
+    assert r.status_code == 200, r.text
+    assert type(r.json()["id"]) is type(value) and r.json()["id"] == value
+    from api.schemas import ScoreResult
+
+    assert ScoreResult.model_validate(r.json()).model_dump(mode="json")["id"] == value
+
+
+def test_an_id_that_json_cannot_echo_is_422_naming_it(client):
+    raw = b'{"concealed": "123m456p789s11122z", "win_tile": "2z", "id": {"n": NaN}}'
+    r = client.post("/v1/hands/score", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["loc"] == ["body", "id"]
+    schema = client.get("/openapi.json").json()["components"]["schemas"]["HandIn"]["properties"]["id"]
+    assert "echoed" in schema["description"] and "type" not in schema and "anyOf" not in schema

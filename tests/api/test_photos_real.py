@@ -124,3 +124,27 @@ def test_a_greyscale_photo_is_read_with_its_warning(real, photos):
     assert _post(real, "/v1/photos/read", data).json()["reading"]["warnings"] == []
     schema = real.get("/openapi.json").json()["components"]["schemas"]
     assert "warnings" in schema["PhotoReading"]["properties"] and "PhotoWarning" in schema
+
+
+def test_a_13_tile_photo_with_the_users_winning_tile(real, photos):
+    """lietxia_test.jpg shows 13 tiles (labels.jsonl) and no winning tile. /read ignored the context's win_tile
+    ("…give it with --win / win_tile" all the same), and /score with a tile that does not complete the hand
+    was a 200 saying the winning tile is not in the photo. Waits are taken from the reading, whatever it is."""
+    data = photos["lietxia_test.jpg"]
+    reading = _post(real, "/v1/photos/read", data).json()["reading"]
+    waits = (reading.get("partial") or {}).get("waits")
+    assert reading["error_code"] == "no_winning_tile" and waits, reading["error"]
+    wait = waits[0]
+    r = _post(real, "/v1/photos/read", data, context=json.dumps({"win_tile": wait}))
+    assert r.status_code == 200, r.text
+    assert r.json()["hand"]["win_tile"] == wait and sum(c.isdigit() for c in r.json()["hand"]["concealed"]) == 14
+    scored = _post(real, "/v1/photos/score", data, context=json.dumps({"win_tile": wait})).json()
+    assert r.json()["hand"] == scored["hand"]
+    other = next(t for t in ("5p", "9m", "7z", "1z") if t not in waits)
+    for path in ("/v1/photos/read", "/v1/photos/score"):
+        r = _post(real, path, data, context=json.dumps({"win_tile": other}))
+        assert r.status_code == 422, (path, r.text)
+        (err,) = r.json()["detail"]
+        assert err["loc"] == ["body", "context", "win_tile"]
+        assert err["msg"].startswith(f"{other} does not complete the hand read") and " ".join(waits) in err["msg"]
+        assert r.json()["reading"]["tiles"] == reading["tiles"]

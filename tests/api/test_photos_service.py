@@ -21,7 +21,7 @@ from PIL import Image
 from api.app import create_app
 from api.request_log import JsonFormatter
 from api.settings import ApiSettings
-from tests.api.conftest import FakeReader, jpeg_bytes, png_declaring, reading_json
+from tests.api.conftest import FakeReader, jpeg_bytes, png_declaring, reading_13_json, reading_json
 
 
 def post_photo(client, data: bytes, *, path="/v1/photos/read", name="hand.jpg", ctype="image/jpeg", headers_id=None,
@@ -346,6 +346,54 @@ def test_context_errors_are_422_naming_the_field(make_client, context, loc, word
     assert reader.calls == [], "a bad context is refused before any photo work"
 
 
+# ---- the multipart body ---------------------------------------------------------------------------
+
+
+def multipart(boundary: bytes, *parts: tuple[str, str | None, bytes]) -> bytes:
+    """A multipart body by hand (name, file name or None, content), without its closing boundary."""
+    out = b""
+    for name, filename, content in parts:
+        disposition = f'form-data; name="{name}"' + (f'; filename="{filename}"' if filename else "")
+        out += b"--" + boundary + f"\r\nContent-Disposition: {disposition}\r\n\r\n".encode() + content + b"\r\n"
+    return out
+
+
+def test_a_truncated_multipart_body_is_400_saying_so(make_client):
+    """A body cut off before its closing boundary was read as far as it went: "photo: Field required" (422),
+    or a photo read from half its bytes. docs/api.md: broken multipart is a 400 naming the problem."""
+    reader = FakeReader()
+    client = make_client(reader)
+    whole = multipart(b"xyz", ("context", None, b'{"win_tile": "1z"}'), ("photo", "a.jpg", jpeg_bytes()))
+    headers = {"content-type": "multipart/form-data; boundary=xyz"}
+    for cut in (whole, whole[:-2], whole[:40], b""):
+        r = client.post("/v1/photos/read", content=cut, headers=headers)
+        assert r.status_code == 400, r.text
+        assert "multipart body is broken" in r.json()["detail"] and "--xyz--" in r.json()["detail"]
+    assert reader.calls == []
+    r = client.post("/v1/photos/read", content=whole + b"--xyz--\r\n", headers=headers)
+    assert r.status_code == 200, r.text
+    # A closing boundary split over the chunks of a streamed upload is still found (driven at the ASGI level:
+    # TestClient sends a body whole).
+    app = _ready_app(FakeReader())
+    body = whole + b"--xyz--\r\n"
+    for size in (3, 5, 7):
+        chunks = [body[i:i + size] for i in range(0, len(body), size)]
+        sent: list[dict] = []
+
+        async def receive():
+            return {"type": "http.request", "body": chunks.pop(0) if chunks else b"", "more_body": bool(chunks)}
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+                 "scheme": "http", "path": "/v1/photos/read", "raw_path": b"/v1/photos/read", "query_string": b"",
+                 "root_path": "", "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000),
+                 "headers": [(b"content-type", b"multipart/form-data; boundary=xyz"), (b"host", b"t")]}
+        asyncio.run(app(scope, receive, send))
+        assert next(m for m in sent if m["type"] == "http.response.start")["status"] == 200, (size, sent)
+
+
 # ---- models not ready, saturation, threads ---------------------------------------------------------
 
 
@@ -467,7 +515,7 @@ def test_photos_are_not_kept_unless_asked(make_client, tmp_path):
 def test_keep_true_saves_the_photo_and_its_reading(make_client, tmp_path):
     client = make_client(keep_dir=tmp_path / "kept")
     data = jpeg_bytes()
-    r = post_photo(client, data, keep="true", context='{"win": "tsumo"}')
+    r = post_photo(client, data, path="/v1/photos/score", keep="true", context='{"win": "tsumo"}')
     assert r.status_code == 200
     kept = r.json()["kept"]
     assert kept.endswith(".jpg") and r.headers["x-request-id"] in kept
@@ -495,6 +543,25 @@ def test_a_damaged_photo_asked_to_be_kept_is_kept_with_why(make_client, tmp_path
     assert photo.read_bytes() == damaged
     sidecar = json.loads(photo.with_suffix(".json").read_text())
     assert sidecar["reading"] is None and "ImageError" in sidecar["error"]
+
+
+def test_a_photo_refused_with_keep_says_whether_it_was_kept(make_client, tmp_path):
+    """The 422 of a photo that failed to decode did not say it was kept: it names the file as a 200 does
+    (`kept`), and one refused from its header, before keeping, says it was not (`keep_error`)."""
+    client = make_client(keep_dir=tmp_path / "kept")
+    noise = np.random.default_rng(0).integers(0, 255, (240, 320, 3)).astype(np.uint8)
+    buf = io.BytesIO()
+    Image.fromarray(noise).save(buf, "JPEG")
+    r = post_photo(client, buf.getvalue()[:buf.tell() * 6 // 10], keep="true", headers_id="half")
+    assert r.status_code == 422, r.text
+    body = r.json()
+    assert body["kept"].endswith("-half.jpg") and (tmp_path / "kept" / body["kept"]).is_file()
+    assert body["keep_error"] is None and f"kept as {body['kept']}" in body["detail"][0]["msg"]
+    assert body["detail"][0]["loc"] == ["body", "photo"]
+    r = post_photo(client, jpeg_bytes()[:100], keep="true")  # the header itself cut off: refused before keeping
+    assert r.status_code == 422, r.text
+    assert r.json()["kept"] is None and "not kept" in r.json()["keep_error"]
+    assert "kept" not in post_photo(client, jpeg_bytes()[:100]).json()  # not asked to keep: as before
 
 
 def test_a_keep_folder_that_cannot_be_written_still_returns_the_reading(make_client, tmp_path):
@@ -600,6 +667,65 @@ def test_a_win_tile_when_no_hand_was_read_is_the_usual_200_with_the_reading(make
     body = r.json()
     assert body["result"] is None and "no complete hand" in body["error"]
     assert len(body["reading"]["tiles"]) == 2
+
+
+def test_read_honours_the_win_tile_in_context(make_client):
+    """/read took `context` and dropped its `win_tile` without a word. Now `hand` is the reading's hand with it
+    (another of its tiles, or the one a 13-tile reading lacks); `reading` stays what was read."""
+    client = make_client()
+    r = post_photo(client, jpeg_bytes(), context='{"win_tile": "1z", "rules": "tenhou"}')
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["hand"] == {"concealed": "123m456p789s11122z", "win_tile": "1z", "melds": [], "nukidora": 0,
+                            "rules": "tenhou"}
+    assert body["reading"]["hand"]["win_tile"] == "2z"
+    assert post_photo(client, jpeg_bytes()).json()["hand"]["win_tile"] == "2z"
+    bad = post_photo(client, jpeg_bytes(), context='{"win_tile": "9p"}')
+    assert bad.status_code == 422 and bad.json()["detail"][0]["loc"] == ["body", "context", "win_tile"]
+    assert bad.json()["reading"]["hand"]["concealed"] == "123m456p789s11122z"
+
+    client = make_client(FakeReader(reading=reading_13_json()))
+    body = post_photo(client, jpeg_bytes(), context='{"win_tile": "2z"}').json()
+    assert body["hand"]["concealed"] == "123m456p789s1112z2z" and body["hand"]["win_tile"] == "2z"
+    assert post_photo(client, jpeg_bytes()).json()["hand"] is None
+
+
+@pytest.mark.parametrize("context,keys", [
+    ('{"riichi": true}', ["riichi"]), ('{"win_tile": "2z", "dora_indicators": ["3m"]}', ["dora_indicators"]),
+    ('{"win": "tsumo", "seat_wind": "S", "honba": 2}', ["win", "seat_wind", "honba"]),
+])
+def test_read_names_the_context_keys_it_takes_but_does_not_use(make_client, context, keys):
+    """/read dropped riichi, dora, winds… without a word. CONTRACTS §4 lets any §1 key through, so they
+    are accepted (and checked: a bad value is still a 422) and named in `unused_context`."""
+    client = make_client(FakeReader())
+    r = post_photo(client, jpeg_bytes(), context=context)
+    assert r.status_code == 200, r.text
+    assert r.json()["unused_context"] == keys
+    ok = post_photo(client, jpeg_bytes(), context='{"riichi": null, "players": 4, "rules": "tenhou", "nukidora": 1}')
+    assert ok.status_code == 200, ok.text  # null is "not given"; these change the reading or the hand
+    assert ok.json()["unused_context"] == [] and ok.json()["hand"]["nukidora"] == 1
+    bad = post_photo(client, jpeg_bytes(), context='{"riichi": "yes"}')
+    assert bad.status_code == 422 and bad.json()["detail"][0]["loc"] == ["body", "context", "riichi"]
+    scored = post_photo(client, jpeg_bytes(), path="/v1/photos/score", context=context)
+    assert scored.status_code == 200 and "unused_context" not in scored.json()
+
+
+@pytest.mark.parametrize("path", ["/v1/photos/score", "/v1/photos/read"])
+def test_a_win_tile_that_does_not_complete_a_13_tile_reading_is_422_listing_the_waits(make_client, path):
+    """It was a 200 saying "the winning tile is not in the photo" although the user gave one; a 14-tile reading
+    with a wrong win_tile was already a 422. The reading comes back with it, to correct."""
+    client = make_client(FakeReader(reading=reading_13_json()))
+    r = post_photo(client, jpeg_bytes(), path=path, context='{"win_tile": "5p"}')
+    assert r.status_code == 422, r.text
+    body = r.json()
+    (err,) = body["detail"]
+    assert err["loc"] == ["body", "context", "win_tile"] and err["input"] == "5p"
+    assert err["msg"] == "5p does not complete the hand read (123m456p789s1112z): it waits on 2z"
+    assert body["reading"]["partial"]["waits"] == ["2z"] and len(body["reading"]["tiles"]) == 2
+    assert body["hand"] is None
+    if path.endswith("score"):
+        assert body["result"] is None and body["error"] == err["msg"]
+        assert post_photo(client, jpeg_bytes(), path=path, context='{"win_tile": "2z"}').json()["result"]["han"] > 0
 
 
 def test_score_without_a_hand_returns_the_reading_and_says_why(make_client):

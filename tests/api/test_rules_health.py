@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from scoring import PRESETS
 
 
@@ -56,3 +58,20 @@ def test_openapi_lists_every_endpoint(client):
     assert {"/v1/photos/score", "/v1/photos/read", "/v1/hands/score", "/v1/rules", "/v1/rules/{name}", "/healthz"} <= set(paths)
     form = paths["/v1/photos/score"]["post"]["requestBody"]["content"]
     assert "multipart/form-data" in form
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/", "/v1/rules", "/v1/rules/tenhou", "/static/app.js"])
+def test_head_is_answered_wherever_get_is(client, path):
+    """Uptime monitors probe with HEAD: /healthz and / answered 405. Same status and headers as GET, no body."""
+    get, head = client.get(path), client.head(path)
+    assert head.status_code == get.status_code == 200
+    assert head.content == b""
+    assert head.headers["content-type"] == get.headers["content-type"]
+    assert head.headers["content-length"] == str(len(get.content))
+
+
+def test_head_keeps_the_status_of_get(make_client):
+    loading = make_client(wait=False, load_models=False)
+    assert loading.head("/healthz").status_code == loading.get("/healthz").status_code == 503
+    assert loading.head("/v1/rules/nope").status_code == 404
+    assert loading.head("/v1/hands/score").status_code == 405  # POST only, as before
