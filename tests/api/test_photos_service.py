@@ -91,17 +91,24 @@ def test_body_over_the_limit_is_413_while_streaming_without_content_length():
     app = _ready_app(FakeReader(), max_photo_bytes=100_000)
     head = (b'--xyz\r\nContent-Disposition: form-data; name="photo"; filename="a.jpg"\r\n'
             b"Content-Type: image/jpeg\r\n\r\n")
-    chunks = [head] + [b"\0" * 65536] * 80
+    status, body, pulled = _stream_upload(app, [head] + [b"\0" * 65536] * 80)
+    assert status == 413
+    assert "100,000 bytes" in json.loads(body)["detail"]
+    assert pulled < 100_000 + 65536 + len(head) + 1, f"the app pulled {pulled} bytes before refusing"
+
+
+def _stream_upload(app, chunks: list[bytes]) -> tuple[int, bytes, int]:
+    """POST `chunks` to /v1/photos/read as a streamed multipart upload (boundary `xyz`), at the ASGI level
+    (TestClient sends a body whole); returns (status, response body, bytes the app pulled)."""
+    chunks = list(chunks)
     pulled = 0
     sent: list[dict] = []
 
     async def receive():
         nonlocal pulled
-        if not chunks:
-            return {"type": "http.request", "body": b"", "more_body": False}
-        chunk = chunks.pop(0)
+        chunk = chunks.pop(0) if chunks else b""
         pulled += len(chunk)
-        return {"type": "http.request", "body": chunk, "more_body": True}
+        return {"type": "http.request", "body": chunk, "more_body": bool(chunks)}
 
     async def send(message):
         sent.append(message)
@@ -111,11 +118,8 @@ def test_body_over_the_limit_is_413_while_streaming_without_content_length():
              "root_path": "", "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000),
              "headers": [(b"content-type", b"multipart/form-data; boundary=xyz"), (b"host", b"t")]}
     asyncio.run(app(scope, receive, send))
-    start = next(m for m in sent if m["type"] == "http.response.start")
-    assert start["status"] == 413
-    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
-    assert "100,000 bytes" in json.loads(body)["detail"]
-    assert pulled < 100_000 + 65536 + len(head) + 1, f"the app pulled {pulled} bytes before refusing"
+    status = next(m for m in sent if m["type"] == "http.response.start")["status"]
+    return status, b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body"), pulled
 
 
 def test_hand_json_has_its_own_smaller_limit(make_client):
@@ -377,21 +381,8 @@ def test_a_truncated_multipart_body_is_400_saying_so(make_client):
     app = _ready_app(FakeReader())
     body = whole + b"--xyz--\r\n"
     for size in (3, 5, 7):
-        chunks = [body[i:i + size] for i in range(0, len(body), size)]
-        sent: list[dict] = []
-
-        async def receive():
-            return {"type": "http.request", "body": chunks.pop(0) if chunks else b"", "more_body": bool(chunks)}
-
-        async def send(message):
-            sent.append(message)
-
-        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-                 "scheme": "http", "path": "/v1/photos/read", "raw_path": b"/v1/photos/read", "query_string": b"",
-                 "root_path": "", "client": ("127.0.0.1", 5000), "server": ("127.0.0.1", 8000),
-                 "headers": [(b"content-type", b"multipart/form-data; boundary=xyz"), (b"host", b"t")]}
-        asyncio.run(app(scope, receive, send))
-        assert next(m for m in sent if m["type"] == "http.response.start")["status"] == 200, (size, sent)
+        status, answer, _ = _stream_upload(app, [body[i:i + size] for i in range(0, len(body), size)])
+        assert status == 200, (size, answer)
 
 
 # ---- models not ready, saturation, threads ---------------------------------------------------------
