@@ -136,6 +136,7 @@ def test_eval_photos(tmp_path, capsys, oracle):
     ('{"image": "x.png", "sequence": "1q 2m"}\n', "bad sequence"),
     ("\n", "no photos"),
     ('{"image": "x.png", "image": "y.png", "sequence": "1m"}\n', "labels.jsonl:1: the key 'image' is given twice"),
+    ('{"image": "x.png", "sequence": "1m", "hand_visible": "yes"}\n', '"hand_visible" must be true or false'),
     (b'{"image": "x.png", "sequence": "1m", "note": "caf\xe9"}\n', "not UTF-8 text (byte 0xe9"),
 ])
 def test_eval_photos_bad_folder(tmp_path, capsys, content, message):

@@ -58,6 +58,8 @@ def load_labels(folder: Path) -> list[dict]:
             raise UsageError(f"{path}:{n}: not JSON ({exc.msg})") from None
         if not isinstance(obj, dict) or not isinstance(obj.get("image"), str) or not isinstance(obj.get("sequence"), str):
             raise UsageError(f"{path}:{n}: needs \"image\" and \"sequence\" strings")
+        if not isinstance(obj.get("hand_visible", True), bool):  # CONTRACTS §3: true or false, or left out
+            raise UsageError(f"{path}:{n}: \"hand_visible\" must be true or false, got {obj['hand_visible']!r}")
         try:
             parse_sequence(obj["sequence"])
         except SequenceError as exc:
