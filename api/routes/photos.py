@@ -367,11 +367,12 @@ async def read_photo(
     """Every tile found (box, class, confidence, candidates), the groups, and the hand (§1 tile
     keys) when one could be read: as read in `reading`, with the context's `win_tile` in `hand`."""
     read, ctx, reading = await _read(request, photo, context, keep, settings, reader, gate)
-    try:
-        hand = _request_hand(read, reading, ctx)
+    unused = unused_by_read(ctx)
+    try:  # (the hand carries only the keys /read uses: riichi in it would contradict `unused_context`)
+        hand = _request_hand(read, reading, ctx.model_copy(update=dict.fromkeys(unused)))
     except WinTileRefused as exc:  # the reading (a second of inference) comes back with the 422
         return JSONResponse({**read.model_dump(mode="json"), "detail": exc.detail}, status_code=422)
-    return PhotoReadResponse(**{**read.model_dump(), "hand": hand, "unused_context": unused_by_read(ctx)})
+    return PhotoReadResponse(**{**read.model_dump(), "hand": hand, "unused_context": unused})
 
 
 @router.post("/score", response_model=PhotoScoreResponse, responses=ERRORS, summary="Read a photo and score the hand")

@@ -692,6 +692,7 @@ def test_read_names_the_context_keys_it_takes_but_does_not_use(make_client, cont
     r = post_photo(client, jpeg_bytes(), context=context)
     assert r.status_code == 200, r.text
     assert r.json()["unused_context"] == keys
+    assert not set(keys) & set(r.json()["hand"] or {})  # the hand /read gives holds only what it used
     ok = post_photo(client, jpeg_bytes(), context='{"riichi": null, "players": 4, "rules": "tenhou", "nukidora": 1}')
     assert ok.status_code == 200, ok.text  # null is "not given"; these change the reading or the hand
     assert ok.json()["unused_context"] == [] and ok.json()["hand"]["nukidora"] == 1
