@@ -44,6 +44,9 @@ ALIASES = {"round": "round_wind", "seat": "seat_wind", "dora": "dora_indicators"
            "declared": "points", "declared_points": "points"}
 COLUMNS = {"video", "time", "order", "win", "round_wind", "seat_wind", "dora_indicators",
            "ura_indicators", "discarder", "rules", "players", "points", "total", *FLAGS, *COUNTERS}
+# The columns as the docs' table names them first, for messages.
+_DOC_NAME = {"dora_indicators": "dora", "ura_indicators": "ura"}
+_COLUMN_NAMES = sorted(_DOC_NAME.get(col, col) for col in COLUMNS)
 _TRUE = {"1", "yes", "y", "true", "t", "x", "✓"}
 _FALSE = {"", "0", "no", "n", "false", "f", "-"}
 
@@ -205,6 +208,7 @@ def load_declared(path: str | Path, *, n_videos: int = 1) -> DeclaredSet:
     lines = ["" if ln.lstrip().startswith("#") else ln for ln in text.splitlines()]
     reader = csv.reader(io.StringIO("\n".join(lines)))
     header: list[str] | None = None
+    written: dict[str, str] = {}
     header_line = 0
     wins: list[DeclaredWin] = []
     try:
@@ -214,11 +218,12 @@ def load_declared(path: str | Path, *, n_videos: int = 1) -> DeclaredSet:
                 continue
             if header is None:
                 header = [ALIASES.get(c.strip().lower(), c.strip().lower()) for c in row]
+                written = {col: cell.strip() for col, cell in zip(header, row)}  # messages use the file's words
                 header_line = line
                 unknown = [c for c in header if c not in COLUMNS]
                 if unknown:
                     raise DeclaredError(f"{p}: line {line}: unknown column {unknown[0]!r} "
-                                        f"(known: {', '.join(sorted(COLUMNS))})")
+                                        f"(known: {', '.join(_COLUMN_NAMES)})")
                 dup = [c for c in header if header.count(c) > 1]
                 if dup:
                     raise DeclaredError(f"{p}: line {line}: column {dup[0]!r} appears twice")
@@ -231,7 +236,7 @@ def load_declared(path: str | Path, *, n_videos: int = 1) -> DeclaredSet:
                 continue
             if len(row) != len(header):
                 raise DeclaredError(f"{p}: line {line}: {len(row)} values for {len(header)} columns")
-            wins.append(_parse_row(p, line, dict(zip(header, row))))
+            wins.append(_parse_row(p, line, dict(zip(header, row)), written))
     except csv.Error as exc:
         raise DeclaredError(f"{p}: line {reader.line_num}: not valid CSV ({exc})") from None
     if header is None:
@@ -240,9 +245,10 @@ def load_declared(path: str | Path, *, n_videos: int = 1) -> DeclaredSet:
     return DeclaredSet(str(p), tuple(wins), "video" in header)
 
 
-def _parse_row(path: Path, line: int, cells: dict[str, str]) -> DeclaredWin:
+def _parse_row(path: Path, line: int, cells: dict[str, str], written: dict[str, str]) -> DeclaredWin:
+    """One row; `written` maps each column to its name as the header spells it (`dora` for dora_indicators)."""
     def fail(column: str, why: str):
-        raise DeclaredError(f"{path}: line {line}, column {column!r}: {why}")
+        raise DeclaredError(f"{path}: line {line}, column {written.get(column, column)!r}: {why}")
 
     context: dict = {}
     video = time_s = order = total = None

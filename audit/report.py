@@ -103,7 +103,8 @@ CSV_COLUMNS = ["video", "event", "start_s", "end_s", "hand", "win_tile", "win", 
 
 
 def hand_text(hand: dict) -> str:
-    """`123m456p789s11z + 5p | pon 777z (across) | ankan 1111m` — the hand in one cell."""
+    """`123m456p789s11z | pon 777z (across) | ankan 1111m` — the hand in one cell (the winning tile, one of
+    the concealed ones as in CONTRACTS §1, has its own column and is said beside it on the terminal)."""
     parts = [hand.get("concealed", "")]
     for m in hand.get("melds") or []:
         s = f"{m.get('kind')} {m.get('tiles')}"

@@ -30,7 +30,7 @@ def _f(default: Any, doc: str, choices: tuple | None = None) -> Any:
 class Rules:
     """How a table scores a winning hand. Defaults are the Tenhou (online) conventions."""
 
-    name: str = _f("custom", "Preset this rule set came from ('custom' after overrides).")
+    name: str = _f("custom", "Preset this rule set came from ('<preset>+custom' after overrides, unless they name it).")
     players: int = _f(4, "Players at the table: 4, or 3 (sanma: 108 tiles, manzu 2-8 removed, no chi).", (3, 4))
     red_fives: tuple[int, int, int] = _f(
         (1, 1, 1), "Red fives in the set for man, pin, sou (each is one dora). (0, 0, 0) = none.")

@@ -9,6 +9,7 @@ orientation so every later stage sees the photo the way the user framed it.
 from __future__ import annotations
 
 import io
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,14 @@ def _sniff(data: bytes) -> str | None:
     return None
 
 
+def _bomb(exc: Exception) -> ImageError:
+    """Pillow refuses a header declaring over ~179 MP before our own limit is asked: say it in our words."""
+    declared = re.search(r"Image size \((\d+) pixels\)", str(exc))
+    n = int(declared.group(1)) if declared else 0
+    size = f"declares {n / 1e6:,.0f} MP ({n:,} pixels)" if declared else "declares far too many pixels"
+    return ImageError("too_large", f"the photo {size}, far more than any camera makes: refused before decoding")
+
+
 def _open(data: bytes) -> Image.Image:
     if not data:
         raise ImageError("empty", "the photo is empty (0 bytes)")
@@ -91,7 +100,7 @@ def _open(data: bytes) -> Image.Image:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             img = Image.open(io.BytesIO(data))
     except Image.DecompressionBombError as exc:
-        raise ImageError("too_large", f"the photo is too large: {exc}") from None
+        raise _bomb(exc) from None
     except UnidentifiedImageError:
         # A damaged or truncated file of a format we take is not an "unsupported format".
         if (looks_like := _sniff(data)) is not None:
@@ -173,7 +182,7 @@ def load_image(data: bytes | Path | str, *, max_pixels: int = DEFAULT_MAX_PIXELS
                 oriented = ImageOps.exif_transpose(img)
                 rgb = _to_rgb(oriented)
         except Image.DecompressionBombError as exc:
-            raise ImageError("too_large", f"the photo is too large: {exc}") from None
+            raise _bomb(exc) from None
         except (OSError, SyntaxError, ValueError, EOFError) as exc:
             raise ImageError("corrupt", f"the image data is damaged: {exc}") from None
         if reduced != (-(-w // k), -(-h // k)):

@@ -205,3 +205,15 @@ def test_a_worker_killed_mid_run_is_a_message_not_a_traceback(tmp_path, capsys, 
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err
     assert "a worker process died (out of memory?)" in err
+
+
+def test_the_summary_line_says_the_winning_tile_and_how_it_was_won(tmp_path, capsys):
+    """The docs showed 'hand + 2m'; the line gave the concealed tiles only, never which won or how."""
+    from tsumo.commands.audit import _print_summary
+
+    event = {"start_s": 13.5, "end_s": 25.0, "confidence": 0.78, "verdict": "match",
+             "hand": {"concealed": "222567m05567p456s", "win_tile": "2m", "win": "tsumo", "melds": []},
+             "result": {"han": 6, "fu": 40, "points": 12000, "error": None}}
+    _print_summary({"videos": [{"path": "t.mp4", "events": [event]}]}, tmp_path)
+    assert "13.5–25.0 s  222567m05567p456s  win 2m by tsumo  → 6 han 40 fu 12000  (confidence 0.78)  [match]" \
+        in capsys.readouterr().out

@@ -30,11 +30,11 @@ def test_winds_in_any_spelling(tmp_path):
 
 
 @pytest.mark.parametrize("text, where", [
-    ("points,round\n1000,X\n", "line 2, column 'round_wind': a wind is E, S, W or N, got 'X'"),
-    ("points,colour\n1000,red\n", "unknown column 'colour'"),
+    ("points,Round\n1000,X\n", "line 2, column 'Round': a wind is E, S, W or N, got 'X'"),  # as the file says it
+    ("points,colour\n1000,red\n", "unknown column 'colour' (known: chankan, chiihou, discarder, dora, "),
     ("win,round\nron,E\n", "no 'points' column"),
     ("points,win\n1000,rin\n", "line 2, column 'win': win must be ron or tsumo"),
-    ("points,dora\n1000,3q\n", "line 2, column 'dora_indicators'"),
+    ("points,dora\n1000,3q\n", "line 2, column 'dora'"),
     ("points,riichi\n1000,maybe\n", "line 2, column 'riichi': expected yes/no"),
     ("points,time\n1000,1:xx\n", "line 2, column 'time'"),
     ("points\n\n8000\nlots\n", "line 4, column 'points': points must be a whole number"),

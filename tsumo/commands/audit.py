@@ -149,7 +149,8 @@ def _print_summary(data: dict, out: Path) -> None:
             r = e["result"] or {}
             score = f"error: {r['error']}" if r.get("error") else f"{r.get('han')} han {r.get('fu')} fu {r.get('points')}"
             verdict = f"  [{e['verdict']}{': ' + e['mismatch'] if e.get('mismatch') else ''}]" if e["verdict"] else ""
-            print(f"  {e['start_s']:8.1f}–{e['end_s']:.1f} s  {hand_text(e['hand'])}  → {score}"
+            win = f"  win {e['hand'].get('win_tile')} by {e['hand'].get('win', 'ron')}" if e["hand"].get("win_tile") else ""
+            print(f"  {e['start_s']:8.1f}–{e['end_s']:.1f} s  {hand_text(e['hand'])}{win}  → {score}"
                   f"  (confidence {e['confidence']:.2f}){verdict}")
         for u in v.get("unmatched_declared", []):
             print(f"  declared line {u['line']} ({u['points']} points): {u['reason']}")

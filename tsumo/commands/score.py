@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_context_flags(p, discarder_help="who dealt in (ron)")
     p.add_argument("--annotate", metavar="OUT", help="also write the photo with the reading drawn on it")
     p.add_argument("--json", action="store_true",
-                   help='print {"reading": …, "hand": §1, "result": §2} as one JSON object')
+                   help='print {"reading": …, "hand": §1, "result": §2, "error": why not scored or null} as one JSON object')
     add_reader_flags(p)
     p.set_defaults(run=run)
 
