@@ -8,14 +8,14 @@ from __future__ import annotations
 # Messages quote the input at fault; a multi-megabyte value would be quoted whole (into a log line,
 # a 422, a batch result). Past this length the middle of the message is cut: its start says what is
 # wrong, its end what to do instead ("; choose from ...").
-MAX_MESSAGE = 400
+MAX_MESSAGE = 1000  # (the longest real message, the list of rule fields, is ~400)
 
 
 def _cut(message: str) -> str:
     if len(message) <= MAX_MESSAGE:
         return message
     cut = len(message) - MAX_MESSAGE
-    return f"{message[:240]} …({cut:,} characters cut)… {message[-150:]}"
+    return f"{message[:600]} …({cut:,} characters cut)… {message[-300:]}"
 
 
 class HandError(ValueError):

@@ -139,7 +139,9 @@ def test_absurdly_long_input_is_refused_quickly_and_quoted_short():
     assert where == "concealed" and "got 500000" in message
     message, where = err({**GOOD, "concealed": "1m " * 200_000 + "x"})
     assert where == "concealed" and message.startswith("concealed: unexpected character 'x'")
-    assert len(message) < 450 and "characters cut" in message and message.endswith("followed by m, p, s or z)")
+    assert len(message) < 1050 and "characters cut" in message and message.endswith("followed by m, p, s or z)")
+    message, _ = err({**GOOD, "rules": {"preset": "tenhou", "kiriagee": True}})  # a long message of our own: whole
+    assert "characters cut" not in message and message.endswith("sanma_tsumo, nukidora")
 
 
 def test_a_rule_set_may_carry_its_own_name_or_its_presets_own():
