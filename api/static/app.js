@@ -22,9 +22,14 @@ const state = {
     dora_indicators: [], ura_indicators: [], honba: 0, kyotaku: 0, nukidora: 0,
     ...Object.fromEntries(FLAGS.map((f) => [f, false])),
   },
-  hand: { closed: [], win: null, melds: [] }, // closed: tiles without the winning tile
-  uncertain: new Set(), // tile codes the reader was unsure of
+  // closed: tiles without the winning tile. closedBox / winBox / a meld's boxes: the photo's box
+  // (index into reading.tiles) each tile was read from, or null (typed, added, a new hand)
+  hand: emptyHand(),
+  uncertain: new Set(), // boxes (indices into reading.tiles) of hand tiles the reader doubts
   candidates: [], // winning tiles the reader could not choose between (or the waits of 13 tiles)
+  candidatesAreWaits: false, // the candidates are the waits of 13 tiles: choosing one adds it
+  boxNote: null, // what a tap on a box outside the hand says (a key of STRINGS)
+  textError: null, // why the typed hand was refused (a key of STRINGS)
   reading: null,
   image: null,
   result: null,
@@ -59,7 +64,24 @@ export function formatTiles(tiles) {
 }
 
 const rank = (t) => SUITS.indexOf(t[1]) * 20 + (t[0] === "0" ? 5.5 : Number(t[0]));
-const sortTiles = (tiles) => [...tiles].sort((a, b) => rank(a) - rank(b));
+
+function emptyHand() {
+  return { closed: [], win: null, melds: [], closedBox: [], winBox: null };
+}
+
+/** Sort the closed tiles as players do, each keeping the box it was read from. */
+function sortClosed(h) {
+  const order = h.closed.map((_, i) => i).sort((a, b) => rank(h.closed[a]) - rank(h.closed[b]) || a - b);
+  h.closedBox = order.map((i) => h.closedBox[i] ?? null);
+  h.closed = order.map((i) => h.closed[i]);
+}
+
+/** Tiles in the hand, the winning tile left out (a kan counts 3): 13 means one tile short. */
+const handCount = (h) => h.closed.length + h.melds.reduce((n, m) => n + Math.min(3, m.tiles.length), 0);
+
+/** Is a winning tile chosen now a tile added to the hand (the 14th), not one of its tiles? So when
+ * the hand is one tile short, or is the 13 tiles of a photo plus a winning tile chosen among the waits. */
+const addsWin = (h) => handCount(h) === 13 && (!h.win || state.candidatesAreWaits);
 const sameTile = (a, b) => a[1] === b[1] && (a[0] === "0" ? "5" : a[0]) === (b[0] === "0" ? "5" : b[0]);
 
 function tileImg(code) {
@@ -89,10 +111,82 @@ function handFromContract(h) {
     const i = closed.lastIndexOf(h.win_tile);
     if (i >= 0) { closed.splice(i, 1); win = h.win_tile; }
   }
-  const melds = (h.melds || []).map((m) => ({
-    kind: m.kind, tiles: parseTiles(m.tiles) || [], called: m.called || null, from: m.from || null,
-  }));
-  return { closed: sortTiles(closed), win, melds };
+  const melds = (h.melds || []).map((m) => {
+    const tiles = parseTiles(m.tiles) || [];
+    return { kind: m.kind, tiles, called: m.called || null, from: m.from || null, boxes: tiles.map(() => null) };
+  });
+  const hand = { closed, win, melds, closedBox: closed.map(() => null), winBox: null };
+  sortClosed(hand);
+  return hand;
+}
+
+const MELD_KINDS = ["chi", "pon", "minkan", "kakan", "ankan"];
+
+/** Tie each tile of `h` (made from `reading`) to the box it was read from, by the reading's groups
+ * (closed, drawn, melds) and labels; a tile no box fits keeps null. Boxes outside the hand never tie. */
+function attachBoxes(h, reading) {
+  const tiles = reading.tiles || [];
+  const inHand = (i) => !!tiles[i] && tiles[i].in_hand !== false && !!tiles[i].label;
+  const label = (i) => tiles[i].label;
+  h.closedBox = h.closed.map(() => null);
+  h.winBox = null;
+  h.melds.forEach((m) => { m.boxes = m.tiles.map(() => null); });
+  const groups = (reading.groups || []).map((g) => ({ kind: g.kind, tiles: (g.tiles || []).filter(inHand) }));
+  let concealed = groups.filter((g) => g.kind === "closed").flatMap((g) => g.tiles);
+  const drawn = groups.filter((g) => g.kind === "drawn").flatMap((g) => g.tiles);
+  // CONTRACTS §1 lists melds in call order, the reverse of the photo's left to right
+  const meldGroups = groups.filter((g) => MELD_KINDS.includes(g.kind)).reverse();
+  if (!groups.length) concealed = tiles.map((_, i) => i).filter(inHand); // (a reading without groups)
+  // The winning tile: the one set apart, else the last closed tile (the reader's rule).
+  if (h.win) {
+    const pool = drawn.length ? drawn : concealed;
+    const at = [...pool].reverse().find((i) => label(i) === h.win) ?? (drawn.length ? drawn[0] : undefined);
+    if (at !== undefined) { h.winBox = at; concealed = concealed.filter((i) => i !== at); }
+  }
+  tieByLabel(h.closed, h.closedBox, concealed, tiles);
+  const used = new Set();
+  h.melds.forEach((m, k) => {
+    let gi = meldGroups.findIndex((g, j) => !used.has(j) && g.kind === m.kind && g.tiles.length === m.tiles.length);
+    if (gi < 0 && meldGroups[k] && !used.has(k)) gi = k;
+    if (gi < 0) return;
+    used.add(gi);
+    tieByLabel(m.tiles, m.boxes, meldGroups[gi].tiles, tiles);
+  });
+}
+
+/** Give each of `codes` a box of `boxes` read as that tile (then as the same tile, red or not; then
+ * any left, in order), writing into `out`. */
+function tieByLabel(codes, out, boxes, tiles) {
+  const left = [...boxes];
+  for (const fits of [(c, b) => c === b, (c, b) => !!b && b !== "back" && sameTile(c, b), () => true]) {
+    codes.forEach((c, i) => {
+      if (out[i] !== null || !left.length) return;
+      const k = left.findIndex((b) => fits(c, tiles[b]?.label));
+      if (k >= 0) out[i] = left.splice(k, 1)[0];
+    });
+  }
+}
+
+/** Where the tile read from box `i` is in the hand, as the picker's target; null when it is not. */
+function handTileOfBox(i) {
+  const h = state.hand;
+  const c = h.closedBox.indexOf(i);
+  if (c >= 0) return { kind: "closed", index: c };
+  if (h.win && h.winBox === i) return { kind: "win" };
+  for (const [mi, m] of h.melds.entries()) {
+    const j = (m.boxes || []).indexOf(i);
+    if (j >= 0) return { kind: "meld", meld: mi, index: j };
+  }
+  return null;
+}
+
+/** The box a picker target's tile was read from, or null. */
+function boxOfTarget(p) {
+  const h = state.hand;
+  if (p.kind === "closed") return h.closedBox[p.index] ?? null;
+  if (p.kind === "win") return h.win ? h.winBox : null;
+  if (p.kind === "meld") return h.melds[p.meld]?.boxes?.[p.index] ?? null;
+  return null;
 }
 
 function contractHand() {
@@ -133,18 +227,31 @@ function renderCandidates() {
   for (const code of shown) {
     const b = tileButton(code, { cls: "small", label: `${T().setWin}: ${tileName(code, state.lang)}` });
     b.dataset.candidate = code;
-    b.addEventListener("click", () => chooseWin(code));
+    b.addEventListener("click", () => {
+      chooseWin(code);
+      // (the row was redrawn: the keyboard goes on from the new winning tile)
+      $('#hand .tile[data-where="win"]')?.focus();
+    });
     row.append(b);
   }
 }
 
-/** Make `code` the winning tile: one of the closed tiles, or (13 tiles read) the missing one. */
+/** Make `code` the winning tile. A hand one tile short (13 read, the winning tile not in the photo)
+ * gets it as a 14th tile, as does a choice among the waits of 13 tiles (replacing the one chosen
+ * before); otherwise one of the closed tiles becomes the winning tile. */
 function chooseWin(code) {
   const h = state.hand;
+  if (addsWin(h)) {
+    h.win = code;
+    h.winBox = null;
+    changed();
+    return;
+  }
   const i = h.closed.indexOf(code);
   if (i >= 0) { setWin(i); return; }
-  if (h.win) h.closed = sortTiles([...h.closed, h.win]);
+  if (h.win) { h.closed.push(h.win); h.closedBox.push(h.winBox); sortClosed(h); }
   h.win = code;
+  h.winBox = null;
   changed();
 }
 
@@ -162,19 +269,24 @@ function renderHand() {
   }
   const closedGroup = document.createElement("div");
   closedGroup.className = "group closed";
+  const unsure = (box) => (box !== null && box !== undefined && state.uncertain.has(box) ? "unsure" : "");
   closed.forEach((t, i) => {
-    const b = tileButton(t, { cls: state.uncertain.has(t) ? "unsure" : "" });
+    const box = state.hand.closedBox[i];
+    const b = tileButton(t, { cls: unsure(box) });
     b.dataset.where = "closed";
     b.dataset.index = i;
+    if (box !== null && box !== undefined) b.dataset.box = box;
     closedGroup.append(b);
   });
   if (win) {
     const gap = document.createElement("span");
     gap.className = "win-gap";
     closedGroup.append(gap);
-    const b = tileButton(win, { cls: `win ${state.uncertain.has(win) ? "unsure" : ""}`,
+    const box = state.hand.winBox;
+    const b = tileButton(win, { cls: `win ${unsure(box)}`,
                                 label: `${tileName(win, state.lang)} (${T().setWin.replace("★ ", "")})` });
     b.dataset.where = "win";
+    if (box !== null && box !== undefined) b.dataset.box = box;
     closedGroup.append(b);
   }
   box.append(closedGroup);
@@ -189,23 +301,29 @@ function sidewaysIndex(m) {
 function renderMeld(m, mi) {
   const g = document.createElement("div");
   g.className = `group meld ${m.kind}`;
-  // Show the called tile first in a chi, as it lies on the table.
-  let tiles = [...m.tiles];
+  // Show the called tile first in a chi, as it lies on the table (each tile by its index in m.tiles).
+  let order = m.tiles.map((_, j) => j);
   if (m.kind === "chi" && m.called) {
-    const i = tiles.indexOf(m.called);
-    if (i > 0) tiles = [tiles[i], ...tiles.slice(0, i), ...tiles.slice(i + 1)];
+    const i = m.tiles.indexOf(m.called);
+    if (i > 0) order = [i, ...order.filter((j) => j !== i)];
   }
-  if (m.kind === "kakan") tiles = tiles.slice(0, 3); // the added tile lies on the called one
+  if (m.kind === "kakan") order = order.slice(0, 3); // the added tile lies on the called one
   const side = m.kind === "ankan" ? -1 : sidewaysIndex(m);
-  tiles.forEach((t, ti) => {
+  const boxes = m.boxes || [];
+  order.forEach((j, ti) => {
+    const t = m.tiles[j];
     const down = m.kind === "ankan" && (ti === 0 || ti === 3);
+    const double = m.kind === "kakan" && ti === side;
+    const mine = double ? [boxes[j], boxes[3]] : [boxes[j]]; // (the stacked tile is drawn with it)
     const b = tileButton(down ? "back" : t, {
-      side: ti === side, double: m.kind === "kakan" && ti === side,
+      side: ti === side, double,
+      cls: mine.some((x) => x !== null && x !== undefined && state.uncertain.has(x)) ? "unsure" : "",
       label: `${tileName(t, state.lang)} (${T()[m.kind]})`,
     });
     b.dataset.where = "meld";
     b.dataset.meld = mi;
-    b.dataset.index = m.tiles.indexOf(t);
+    b.dataset.index = j;
+    if (boxes[j] !== null && boxes[j] !== undefined) b.dataset.box = boxes[j];
     g.append(b);
   });
   return g;
@@ -217,7 +335,14 @@ function renderIndicators() {
     box.replaceChildren();
     state.ctx[key].forEach((t, i) => {
       const b = tileButton(t, { cls: "small", label: T().removeIndicator(tileName(t, state.lang)) });
-      b.addEventListener("click", () => { state.ctx[key].splice(i, 1); renderIndicators(); rescore(); });
+      b.addEventListener("click", () => {
+        state.ctx[key].splice(i, 1);
+        renderIndicators();
+        rescore();
+        // (the row was redrawn: the keyboard goes on from the next indicator, or the "+")
+        const next = $(`#${key}`).querySelectorAll(".tile")[i];
+        (next || $(`[data-add="${key}"]`)).focus();
+      });
       box.append(b);
     });
     const add = document.createElement("button");
@@ -319,6 +444,8 @@ function applyLanguage() {
   lang.textContent = state.lang === "ja" ? "English" : "日本語";
   lang.lang = state.lang === "ja" ? "en" : "ja";
   renderStatus();
+  renderBoxNote();
+  renderTextError();
   renderHand();
   renderContext();
   renderResult();
@@ -336,6 +463,33 @@ function renderStatus() {
   const s = $("#status");
   s.textContent = statusLine.text();
   s.classList.toggle("error", statusLine.error);
+}
+
+/** What a tap on an outline outside the hand says, under the photo (null hides it). */
+function setBoxNote(key) {
+  state.boxNote = key;
+  renderBoxNote();
+}
+
+function renderBoxNote() {
+  const note = $("#box-note");
+  note.textContent = state.boxNote ? T()[state.boxNote] : "";
+  note.hidden = !state.boxNote;
+}
+
+/** Why the typed hand was refused, next to its input (null clears it). */
+function setTextError(key) {
+  state.textError = key;
+  renderTextError();
+}
+
+function renderTextError() {
+  const err = $("#text-error");
+  const input = $("#text-hand");
+  err.textContent = state.textError ? T()[state.textError] : "";
+  err.hidden = !state.textError;
+  if (state.textError) input.setAttribute("aria-invalid", "true");
+  else input.removeAttribute("aria-invalid");
 }
 
 /** The body of an answer as JSON, or null when it is not JSON (a proxy's HTML error page, say). */
@@ -426,13 +580,16 @@ async function onPhoto(file) {
   view.hidden = false;
   state.reading = null;
   state.image = null;
+  setBoxNote(null);
   drawBoxes();
   let r;
   let body;
+  let asked; // the situation the photo is scored with: a change made while it is read means a rescore
   for (let attempt = 0; ; attempt++) {
     const form = new FormData();
     form.append("photo", file);
-    form.append("context", JSON.stringify({ rules: state.rules, ...contextFields() }));
+    asked = JSON.stringify({ rules: state.rules, ...contextFields() });
+    form.append("context", asked);
     if ($("#keep").checked) form.append("keep", "true");
     try {
       r = await fetch("/v1/photos/score", { method: "POST", body: form });
@@ -459,11 +616,11 @@ async function onPhoto(file) {
   state.reading = body.reading;
   state.image = body.image;
   const tiles = body.reading.tiles || [];
-  state.uncertain = new Set(tiles.filter((t) => (t.confidence ?? 1) < 0.6).map((t) => t.label));
   const reading = body.reading;
-  if (Array.isArray(reading.uncertain) && reading.uncertain.length) {
-    state.uncertain = new Set(reading.uncertain.map((i) => tiles[i]?.label).filter(Boolean));
-  }
+  // The hand tiles the reader doubts, by box (reading.uncertain; a server without it: the hand's
+  // boxes under 0.6). Never a box outside the hand, never by face: one doubtful 4z is one tile.
+  const doubted = Array.isArray(reading.uncertain) ? reading.uncertain
+    : tiles.map((t, i) => ((t.confidence ?? 1) < 0.6 ? i : -1)).filter((i) => i >= 0);
   const readHand = body.hand || reading.hand;
   const partial = reading.partial;
   const { closed, win, melds } = state.hand;
@@ -471,19 +628,36 @@ async function onPhoto(file) {
   const keptHand = !tiles.length && !readHand && !partial?.concealed && (closed.length || win || melds.length);
   const readCandidates = reading.win_tile_candidates || [];
   if (keptHand) {
-    state.uncertain = new Set(); // (the hand and its winning-tile choices stay as the user has them)
+    // (the hand and its winning-tile choices stay as the user has them; its tiles are tied to no box
+    // of this photo)
+    state.uncertain = new Set();
+    const h = state.hand;
+    h.closedBox = h.closed.map(() => null);
+    h.winBox = null;
+    h.melds.forEach((m) => { m.boxes = m.tiles.map(() => null); });
   } else if (readHand) {
     state.hand = handFromContract(readHand);
+    attachBoxes(state.hand, reading);
     state.candidates = reading.win_tile_source === "assumed" && readCandidates.length >= 2 ? readCandidates : [];
+    state.candidatesAreWaits = false;
   } else if (partial && partial.concealed) {
     // 13 tiles (and melds) that wait on a tile: the user picks the winning one.
     state.hand = handFromContract({ ...partial, win_tile: null });
+    attachBoxes(state.hand, reading);
     state.candidates = partial.waits || readCandidates;
+    state.candidatesAreWaits = true;
   } else {
     state.candidates = readCandidates;
+    state.candidatesAreWaits = false;
     // No legal hand: offer every face-up tile read in the hand, so the user can fix it.
-    const faces = tiles.filter((t) => t.in_hand !== false).map((t) => t.label).filter((l) => l && l !== "back");
-    state.hand = { closed: sortTiles(faces), win: null, melds: [] };
+    const faces = tiles.map((t, i) => i)
+      .filter((i) => tiles[i].in_hand !== false && tiles[i].label && tiles[i].label !== "back");
+    state.hand = { ...emptyHand(), closed: faces.map((i) => tiles[i].label), closedBox: faces };
+    sortClosed(state.hand);
+  }
+  if (!keptHand) {
+    const onHand = (i) => handTileOfBox(i) !== null;
+    state.uncertain = new Set(doubted.filter((i) => tiles[i]?.in_hand !== false && onHand(i)));
   }
   const nuki = (readHand || partial || {}).nukidora;
   if (typeof nuki === "number") { state.ctx.nukidora = nuki; renderContext(); }
@@ -513,8 +687,12 @@ async function onPhoto(file) {
   drawBoxes();
   renderHand();
   if (keptHand) return;
-  if (body.result && !body.result.error) {
-    state.scoring?.abort();
+  // The photo's score is for the situation it was sent with: a change made while it was read (Tsumo
+  // tapped, a wind, a dora, the rules) is scored again, with the hand just read.
+  state.scoring?.abort(); // (a score in flight is for the hand as it was before the photo)
+  state.scoring = null;
+  const unchanged = asked === JSON.stringify({ rules: state.rules, ...contextFields() });
+  if (body.result && !body.result.error && unchanged) {
     clearTimeout(rescoreTimer);
     state.result = body.result; state.error = null; renderResult();
   } else rescore();
@@ -538,10 +716,13 @@ function drawBoxes() {
     r.setAttribute("width", x2 - x1); r.setAttribute("height", y2 - y1);
     r.setAttribute("stroke", color);
     r.dataset.index = i;
+    const off = handTileOfBox(i) === null; // a wall, a discard, an indicator: not a tile of the hand
+    if (off) r.classList.add("off");
     const title = document.createElementNS(NS, "title");
-    title.textContent = `${tileName(t.label || "back", state.lang)} ${Math.round(conf * 100)}%`;
+    title.textContent = `${tileName(t.label || "back", state.lang)} ${Math.round(conf * 100)}%`
+      + (off ? ` — ${T().boxNotInHand}` : "");
     r.append(title);
-    r.addEventListener("click", () => selectFromBox(t, r));
+    r.addEventListener("click", () => selectFromBox(i));
     const label = document.createElementNS(NS, "text");
     label.setAttribute("x", x1);
     label.setAttribute("y", Math.max(0, y1 - 4));
@@ -556,18 +737,19 @@ function boxOf(t) {
   return Array.isArray(b) ? b : [b.x1, b.y1, b.x2, b.y2];
 }
 
-/** Outline on the photo the tiles of the hand that read as `code` (null clears). */
-function highlightBoxes(code) {
-  const tiles = state.reading?.tiles || [];
+/** Outline on the photo the box the tile being changed was read from (null clears). */
+function highlightBoxes(box) {
   document.querySelectorAll("#photo-boxes rect").forEach((r) => {
-    const t = tiles[Number(r.dataset.index)];
-    r.classList.toggle("hi", !!code && !!t && t.label === code && t.in_hand !== false);
+    r.classList.toggle("hi", box !== null && box !== undefined && Number(r.dataset.index) === box);
   });
 }
 
-function selectFromBox(t, rect) {
-  const btn = [...document.querySelectorAll("#hand .tile")].find((b) => b.dataset.tile === t.label);
-  if (btn) btn.click();
+/** A tap on box `i` of the photo: the hand tile read from it (its own, not one of the same face),
+ * or a word that the tile is not part of the hand. */
+function selectFromBox(i) {
+  const target = handTileOfBox(i);
+  setBoxNote(target ? null : "boxNotInHand");
+  if (target) openPicker(target);
 }
 
 // ---- the picker sheet -----------------------------------------------------------------------
@@ -591,6 +773,7 @@ function openPicker(target) {
   actions.replaceChildren();
   $("#meld-options").hidden = target.kind !== "new-meld";
   let current = null;
+  setBoxNote(null);
   if (target.kind === "closed" || target.kind === "win") {
     current = target.kind === "win" ? state.hand.win : state.hand.closed[target.index];
     $("#picker-title").textContent = t.pickReplace(tileName(current, state.lang));
@@ -608,7 +791,7 @@ function openPicker(target) {
   } else {
     $("#picker-title").textContent = target.kind === "indicator" ? t.pickIndicator : t.pickAdd;
   }
-  highlightBoxes(current);
+  highlightBoxes(boxOfTarget(target));
   const grid = $("#picker-grid");
   grid.replaceChildren();
   for (const code of ALL_TILES) {
@@ -640,9 +823,14 @@ function pick(code) {
   const h = state.hand;
   const p = picking;
   if (!p) return;
-  if (p.kind === "closed") { h.closed[p.index] = code; h.closed = sortTiles(h.closed); }
+  // (a tile the user has set is checked: no longer dashed; it keeps the box it was read from)
+  const box = boxOfTarget(p);
+  if (box !== null) state.uncertain.delete(box);
+  if (p.kind === "closed") { h.closed[p.index] = code; sortClosed(h); }
   else if (p.kind === "win") h.win = code;
-  else if (p.kind === "add") { if (!h.win) h.win = code; else h.closed = sortTiles([...h.closed, code]); }
+  else if (p.kind === "add") {
+    if (!h.win) { h.win = code; h.winBox = null; } else { h.closed.push(code); h.closedBox.push(null); sortClosed(h); }
+  }
   else if (p.kind === "indicator") { state.ctx[p.key].push(code); renderIndicators(); }
   else if (p.kind === "meld") {
     const m = h.melds[p.meld];
@@ -651,7 +839,8 @@ function pick(code) {
     else m.tiles = m.tiles.map(() => code);
     if (m.called === old || !m.tiles.includes(m.called)) m.called = m.kind === "ankan" ? null : m.tiles[m.kind === "chi" ? p.index : 0];
   } else if (p.kind === "new-meld") {
-    h.melds.push(newMeld(p.meldKind, p.from, code));
+    const m = newMeld(p.meldKind, p.from, code);
+    h.melds.push({ ...m, boxes: m.tiles.map(() => null) });
   }
   changed();
 }
@@ -682,25 +871,38 @@ function returnFocus(p) {
   (el || tiles.find((b) => b.dataset.where === "win") || tiles[0] || $("#add-tile")).focus();
 }
 
+/** ★ on closed tile `index`: it becomes the winning tile (the old one joins the hand). In a hand one
+ * tile short (13 read: the winning tile is not in the photo) the winning tile is another tile of
+ * that face, added as the 14th (replacing a winning tile chosen before among the waits). */
 function setWin(index) {
   const h = state.hand;
   const chosen = h.closed[index];
+  if (addsWin(h)) {
+    h.win = chosen;
+    h.winBox = null;
+    changed();
+    return;
+  }
+  const box = h.closedBox[index] ?? null;
   h.closed.splice(index, 1);
-  if (h.win) h.closed.push(h.win);
-  h.closed = sortTiles(h.closed);
+  h.closedBox.splice(index, 1);
+  if (h.win) { h.closed.push(h.win); h.closedBox.push(h.winBox); }
+  sortClosed(h);
   h.win = chosen;
+  h.winBox = box;
   changed();
 }
 
 function removeTile(target) {
   const h = state.hand;
-  if (target.kind === "win") h.win = null;
-  else h.closed.splice(target.index, 1);
+  if (target.kind === "win") { h.win = null; h.winBox = null; }
+  else { h.closed.splice(target.index, 1); h.closedBox.splice(target.index, 1); }
   changed();
 }
 
 function changed() {
   renderHand();
+  drawBoxes(); // (which outlines are tiles of the hand may have changed)
   rescore();
 }
 
@@ -740,14 +942,16 @@ function wire() {
   });
   $("#add-meld").addEventListener("click", () => openPicker({ kind: "new-meld" }));
   $("#clear-hand").addEventListener("click", () => {
-    state.hand = { closed: [], win: null, melds: [] };
+    state.hand = emptyHand();
     state.uncertain.clear();
     state.candidates = [];
+    state.candidatesAreWaits = false;
     changed();
   });
   $("#type-hand").addEventListener("click", () => {
     const f = $("#text-form");
     f.hidden = !f.hidden;
+    setTextError(null);
     const { closed, win } = state.hand;
     $("#text-hand").value = formatTiles(win ? [...closed, win] : closed);
     if (!f.hidden) $("#text-hand").focus();
@@ -755,12 +959,21 @@ function wire() {
   $("#text-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const tiles = parseTiles($("#text-hand").value.trim());
-    if (!tiles || !tiles.length) { setStatus(T().badText, true); return; }
-    if ($("#status").classList.contains("error")) setStatus("");
+    // (said next to the input, where the user is looking; the photo's status line is left alone)
+    if (!tiles || !tiles.length) {
+      setTextError("badText");
+      $("#text-hand").focus();
+      $("#text-error").scrollIntoView({ block: "nearest" }); // (on a phone it may lie under the fold)
+      return;
+    }
+    setTextError(null);
     const win = tiles.pop();
-    state.hand = { closed: sortTiles(tiles), win, melds: state.hand.melds };
+    const melds = state.hand.melds.map((m) => ({ ...m, boxes: m.tiles.map(() => null) }));
+    state.hand = { closed: tiles, win, melds, closedBox: tiles.map(() => null), winBox: null };
+    sortClosed(state.hand);
     state.uncertain.clear();
     state.candidates = [];
+    state.candidatesAreWaits = false;
     $("#text-form").hidden = true;
     changed();
   });
@@ -773,15 +986,34 @@ function wire() {
     rescore();
   }));
   document.querySelectorAll("[data-flag]").forEach((el) => el.addEventListener("change", () => {
-    state.ctx[el.dataset.flag] = el.checked;
+    const flag = el.dataset.flag;
+    state.ctx[flag] = el.checked;
+    // Ippatsu and double riichi are riichi: they come with it and go with it (ura dora too).
+    if (flag === "riichi" && !el.checked) {
+      state.ctx.ippatsu = false;
+      state.ctx.double_riichi = false;
+      state.ctx.ura_indicators = [];
+    }
+    if ((flag === "ippatsu" || flag === "double_riichi") && el.checked) state.ctx.riichi = true;
     renderContext();
     rescore();
   }));
-  document.querySelectorAll("[data-counter]").forEach((el) => el.addEventListener("input", () => {
-    const n = Math.max(0, Math.min(Number(el.max || 99), Math.floor(Number(el.value) || 0)));
-    state.ctx[el.dataset.counter] = n;
-    rescore();
-  }));
+  document.querySelectorAll("[data-counter]").forEach((el) => {
+    const read = () => {
+      const n = Math.max(0, Math.min(Number(el.max || 99), Math.floor(Number(el.value) || 0)));
+      const was = state.ctx[el.dataset.counter];
+      state.ctx[el.dataset.counter] = n;
+      return n !== was;
+    };
+    el.addEventListener("input", () => { read(); rescore(); });
+    // Once typed, the field shows the number used (-3 → 0, 150 → 99, 2.7 → 2, 1e1 → 10, empty → 0).
+    const settle = () => {
+      if (read()) rescore();
+      if (el.value !== String(state.ctx[el.dataset.counter])) el.value = state.ctx[el.dataset.counter];
+    };
+    el.addEventListener("change", settle);
+    el.addEventListener("blur", settle);
+  });
   $("#rules").addEventListener("change", (e) => {
     state.rules = e.target.value;
     localStorage.setItem("tsumo.rules", state.rules);

@@ -60,6 +60,7 @@ export const STRINGS = {
     removeIndicator: (t) => `Remove indicator ${t}`,
     meldKind: "Kind of meld", meldFrom: "Called from", allTiles: "Tiles",
     typeLabel: "Tiles in MPSZ, the winning tile last",
+    boxNotInHand: "That tile is not part of the hand (a wall, a discard or an indicator).",
   },
   ja: {
     takePhoto: "写真を撮る・選ぶ",
@@ -118,6 +119,7 @@ export const STRINGS = {
     removeIndicator: (t) => `表示牌 ${t} を削除`,
     meldKind: "副露の種類", meldFrom: "誰から", allTiles: "牌",
     typeLabel: "手牌（MPSZ表記、最後が和了牌）",
+    boxNotInHand: "その牌は手牌ではありません（山・捨て牌・表示牌など）。",
   },
 };
 

@@ -708,3 +708,314 @@ def test_phone_page_shows_the_photos_warnings_first(server, browser, shared_dir,
         if expect:
             assert text.startswith("⚠") and "error" in (status.get_attribute("class") or "")
         context.close()
+
+
+# ---- session 52 sweep: the defects a tester found driving the page with the real photos ----
+# (each test fails on the page before it)
+
+# lietxia_test.jpg as read: 13 tiles in one row, waiting on 1s 4s 7s (the winning tile is not in the photo)
+LABELS_13 = ["0m", "6m", "7m", "8m", "8m", "5p", "6p", "7p", "2s", "3s", "4s", "0s", "6s"]
+WAITS_13 = ["1s", "4s", "7s"]
+
+
+def thirteen_answer() -> dict:
+    answer = photo_answer(None, LABELS_13, error="the winning tile is not in the photo: the hand waits on 1s 4s 7s")
+    reading = answer["reading"]
+    reading.update(partial={"concealed": "06788m567p23406s", "melds": [], "nukidora": 0, "waits": WAITS_13},
+                   win_tile_candidates=WAITS_13, error_code="no_winning_tile",
+                   groups=[{"kind": "closed", "tiles": list(range(13)), "mpsz": "06788m567p23406s", "called": None,
+                            "added": None, "from": None}])
+    return answer
+
+
+@pytest.fixture(scope="module")
+def real_answer(server, shared_dir) -> dict:
+    """The server's own /v1/photos/score answer for PHOTO, asked once outside the page."""
+    import httpx
+
+    photo = shared_dir / "data" / "real-dev" / PHOTO
+    real = httpx.post(server.url + "/v1/photos/score", files={"photo": (PHOTO, photo.read_bytes(), "image/jpeg")},
+                      timeout=60)
+    assert real.status_code == 200, real.text
+    return real.json()
+
+
+def test_a_situation_changed_while_the_photo_is_read_is_scored(hands_server, browser):
+    """Tsumo tapped (and the seat changed) while 'Reading the photo…' showed: the card showed the photo's score,
+    computed with the situation at upload (ron, East), and the rescore the tap had queued was dropped.
+    Now the hand read is scored again with the situation as it is."""
+    page = open_phone(browser, hands_server.url)
+    held = []
+    page.route("**/v1/photos/score", lambda route: held.append(route))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('Reading')")
+    deadline = time.monotonic() + 5
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert held, "the photo was not sent"
+    asked = json_context(held[0].request)
+    assert asked["win"] == "ron" and asked["seat_wind"] == "E"
+    page.click('.seg[data-key="win"] button[data-value="tsumo"]')  # while the photo is read
+    page.click('.seg[data-key="seat_wind"] button[data-value="S"]')
+    as_sent = {"rules": "tenhou", **READ_HAND, "win": "ron", "round_wind": "E", "seat_wind": "E"}
+    answer = {**READ, "hand": as_sent, "result": score_json(as_sent)}  # the photo's score, for ron as East
+    assert answer["result"]["error"] is None
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url, timeout=5000) as req:
+        held[0].fulfill(json=answer)
+    sent = req.value.post_data_json
+    assert (sent["win"], sent["seat_wind"]) == ("tsumo", "S") and sent["win_tile"] == "2z"
+    now = score_json({k: v for k, v in sent.items()})
+    assert now["error"] is None and now["points"] != answer["result"]["points"]
+    page.wait_for_function("p => document.querySelector('#result .points')?.textContent.startsWith(p)",
+                           arg=f"{now['points']:,}")
+    card = page.locator("#result").inner_text()
+    assert all(y["name"] in card for y in now["yaku"]) and "Menzen tsumo" in card, card
+    # and a photo read with the situation unchanged shows the photo's own score, with no second request
+    calls = []
+    page.on("request", lambda r: calls.append(r.url) if "/v1/hands/score" in r.url else None)
+    page.unroute("**/v1/photos/score")
+    as_now = {"rules": "tenhou", **READ_HAND, "win": "tsumo", "round_wind": "E", "seat_wind": "S"}
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json={**READ, "hand": as_now,
+                                                                       "result": {**score_json(as_now), "points": 777}}))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#result .points')?.textContent.startsWith('777')")
+    page.wait_for_timeout(300)
+    assert not calls, calls
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def json_context(request) -> dict:
+    """The `context` form field of a /v1/photos/score request, as JSON."""
+    import json
+    import re
+
+    body = request.post_data_buffer.decode("utf-8", "replace")
+    m = re.search(r'name="context"\r\n\r\n(.*?)\r\n--', body, re.S)
+    assert m, body[:300]
+    return json.loads(m.group(1))
+
+
+def test_a_thirteen_tile_photo_is_won_on_a_wait_already_in_the_hand(hands_server, browser):
+    """13 tiles waiting on 1s 4s 7s: choosing 4s (a tile the hand already holds) marked that 4s as the winning
+    tile instead of adding a 14th ('expected 14 tiles… got 13'); the status's advice, ★ on a hand tile, did
+    the same. Now the winning tile is added; choosing another wait replaces it."""
+    page = open_phone(browser, hands_server.url)
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=thirteen_answer()))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_selector("#candidates:not([hidden])")
+    assert page.eval_on_selector_all("#candidates .tile", "els => els.map(e => e.dataset.tile)") == WAITS_13
+    read = Counter(LABELS_13)
+    for wait in ("4s", "7s"):  # 4s is in the hand already; then the other choice replaces it
+        with page.expect_request(lambda r: "/v1/hands/score" in r.url) as req:
+            page.click(f'#candidates .tile[data-candidate="{wait}"]')
+        sent = req.value.post_data_json
+        assert sent["win_tile"] == wait and Counter(_expand(sent["concealed"])) == read + Counter([wait]), sent
+        closed, win = hand_on_page(page)
+        assert win == wait and Counter(closed) == read
+        page.wait_for_selector("#result .points")
+        assert not page.locator("#result.error").count()
+
+    # The status's advice: a hand tile, then ★: a 4s is added as the winning tile, the hand's 4s stays.
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelectorAll('#hand .tile[data-where=\"win\"]').length === 0")
+    assert "Which tile completed the hand" in page.locator("#status").inner_text()
+    page.locator('#hand .tile[data-where="closed"][data-tile="4s"]').click()
+    page.wait_for_selector("#picker[open]")
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url) as req:
+        page.click('#picker-actions [data-action="set-win"]')
+    sent = req.value.post_data_json
+    assert sent["win_tile"] == "4s" and Counter(_expand(sent["concealed"])) == read + Counter(["4s"]), sent
+    page.wait_for_selector("#result .points")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_uncertain_tiles_are_the_readers_and_marked_one_by_one(server, browser, real_answer):
+    """The page took every box under 60 % as uncertain (walls and discards too, boxes with no label) and stored
+    faces: on the real photo a 6s in the wall dashed the hand's 6s and the status said '2 tile(s) uncertain',
+    the server's `reading.uncertain` being empty. Now it is `reading.uncertain` (hand tiles), tile by tile."""
+    tiles = real_answer["reading"]["tiles"]
+    hand_faces = set(_expand(real_answer["hand"]["concealed"]))
+    assert real_answer["reading"]["uncertain"] == []
+    assert any(t["confidence"] < 0.6 and not t["in_hand"] and t["label"] in hand_faces for t in tiles), \
+        "no doubtful box outside the hand with a hand tile's face: the test shows nothing"
+    page = open_phone(browser, server.url, width=375, height=812)
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=real_answer))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('tiles read')")
+    assert page.locator("#hand .tile.unsure").count() == 0
+    assert "uncertain" not in page.locator("#status").inner_text()
+
+    # The reader doubts one of the two Norths: that one is dashed, not both.
+    norths = [t["index"] for t in tiles if t["in_hand"] and t["label"] == "4z"]
+    assert len(norths) == 2
+    doubt = {**real_answer, "reading": {**real_answer["reading"], "uncertain": [norths[1]]}}
+    page.unroute("**/v1/photos/score")
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=doubt))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('uncertain')")
+    dashed = page.locator("#hand .tile.unsure")
+    assert dashed.count() == 1 and dashed.get_attribute("data-tile") == "4z"
+    assert dashed.get_attribute("data-box") == str(norths[1])
+    assert "1 tile(s) uncertain" in page.locator("#status").inner_text()
+    dashed.click()  # checked by the user (kept as it is): no longer dashed
+    page.wait_for_selector("#picker[open]")
+    page.click('#picker-grid .tile[data-tile="4z"]')
+    page.wait_for_selector("#picker:not([open])", state="attached")
+    assert page.locator("#hand .tile.unsure").count() == 0
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_typed_hand_error_shows_by_its_input_and_keeps_the_photo_status(hands_server, browser):
+    """On a phone with a photo read, 'Type a hand' with bad text put its error in the photo card's status line,
+    off screen; a correct entry then wiped the photo's reading summary and its warnings for good."""
+    page = open_phone(browser, hands_server.url, width=375, height=812)
+    warned = {**READ, "reading": {**READ["reading"], "warnings": [{"code": "blurred", "message": "blurry"}]}}
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=warned))
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    status = page.locator("#status")
+    before = status.inner_text()
+    assert "blurred" in before and "14 tiles read" in before
+    page.click("#type-hand")
+    page.fill("#text-hand", "123x")
+    page.press("#text-hand", "Enter")
+    error = page.locator("#text-error")
+    error.wait_for(state="visible")
+    assert "MPSZ" in error.inner_text() and error.get_attribute("role") == "alert"
+    box, height = error.bounding_box(), page.evaluate("innerHeight")
+    assert 0 <= box["y"] and box["y"] + box["height"] <= height + 1, (box, height)  # seen where the user types
+    text = page.locator("#text-hand")
+    assert text.get_attribute("aria-invalid") == "true"
+    assert "text-error" in text.get_attribute("aria-describedby")
+    assert status.inner_text() == before
+    page.click("#lang")
+    assert "MPSZ表記" in error.inner_text()
+    page.click("#lang")
+    page.fill("#text-hand", TYPED)
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        page.press("#text-hand", "Enter")
+    assert error.is_hidden() and text.get_attribute("aria-invalid") is None
+    assert status.inner_text() == before and "error" in status.get_attribute("class")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_number_fields_show_the_number_used(hands_server, browser):
+    """Honba and riichi sticks kept showing -3, 150, 2.7, 1e1 while 0, 99, 2, 10 were sent."""
+    page = open_phone(browser, hands_server.url)
+    type_hand(page)
+    page.click("details summary")
+    sent = []
+    page.on("request", lambda r: sent.append(r.post_data_json) if "/v1/hands/score" in r.url else None)
+    for counter in ("honba", "kyotaku"):
+        field = f'[data-counter="{counter}"]'
+        for typed, used in (("-3", 0), ("150", 99), ("2.7", 2), ("1e1", 10), ("", 0), ("4", 4)):
+            page.fill(field, typed)
+            page.press(field, "Tab")
+            assert page.input_value(field) == str(used), (counter, typed)
+            page.wait_for_timeout(200)
+            assert sent and sent[-1][counter] == used, (counter, typed, sent[-1:])
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_keyboard_focus_stays_after_a_winning_tile_choice_or_an_indicator_removal(hands_server, browser):
+    """Enter on a '★ Winning tile' candidate or on a dora indicator (to remove it) redrew those buttons and the
+    focus fell to <body>. Now it goes to the new winning tile, the next indicator, or the '+' button."""
+    page = open_phone(browser, hands_server.url, touch=False)
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=thirteen_answer()))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_selector("#candidates:not([hidden])")
+    page.focus('#candidates .tile[data-candidate="7s"]')
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url):
+        page.keyboard.press("Enter")
+    focused = page.evaluate("[document.activeElement.closest('#hand') !== null, document.activeElement.dataset.where,"
+                            " document.activeElement.dataset.tile]")
+    assert focused == [True, "win", "7s"], focused
+
+    for tile in ("1m", "2m"):
+        page.click('[data-add="dora_indicators"]')
+        page.wait_for_selector("#picker[open]")
+        page.click(f'#picker-grid .tile[data-tile="{tile}"]')
+        page.wait_for_selector("#picker:not([open])", state="attached")
+    page.focus("#dora_indicators .tile")
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url):
+        page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Remove indicator 2 man"
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url) as req:
+        page.keyboard.press("Enter")
+    assert req.value.post_data_json["dora_indicators"] == []
+    assert page.evaluate("document.activeElement.dataset.add") == "dora_indicators"
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_a_tap_on_a_tile_outside_the_hand_leaves_the_hand_alone(server, browser, real_answer):
+    """A tap on the outline of a wall tile (a White, in_hand false) opened the picker for a White of the hand;
+    a tap on a hand tile's outline picked the first tile of that face. Now an outline outside the hand says
+    so and changes nothing; a hand tile's outline opens its own tile."""
+    tiles = real_answer["reading"]["tiles"]
+    hand_faces = Counter(_expand(real_answer["hand"]["concealed"]))
+    wall = next(t["index"] for t in tiles if not t["in_hand"] and t["label"] and hand_faces[t["label"]] >= 1)
+    face = tiles[wall]["label"]
+    mine = [t["index"] for t in tiles if t["in_hand"] and t["label"] == face]
+    assert len(mine) >= 2, "the hand holds one tile of that face: the test shows less"
+    page = open_phone(browser, server.url, width=375, height=812)
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=real_answer))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("n => document.querySelectorAll('#photo-boxes rect').length === n", arg=len(tiles))
+    page.wait_for_selector("#result .points")
+    before = hand_on_page(page)
+    page.locator(f'#photo-boxes rect[data-index="{wall}"]').click()
+    page.wait_for_timeout(300)
+    assert page.locator("#picker[open]").count() == 0
+    assert "not part of the hand" in page.locator("#box-note").inner_text()
+    assert hand_on_page(page) == before
+
+    own = mine[-1]  # a hand White that is not the first one
+    page.locator(f'#photo-boxes rect[data-index="{own}"]').click()
+    page.wait_for_selector("#picker[open]")
+    assert page.locator("#box-note").is_hidden()
+    assert page.eval_on_selector_all("#photo-boxes rect.hi", "els => els.map(e => e.dataset.index)") == [str(own)]
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url):
+        page.click('#picker-grid .tile[data-tile="6z"]')
+    changed = page.locator(f'#hand .tile[data-box="{own}"]')
+    assert changed.count() == 1 and changed.get_attribute("data-tile") == "6z"
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_unticking_riichi_unticks_ippatsu_and_double_riichi(hands_server, browser):
+    """Unticking Riichi left Ippatsu ticked: 'ippatsu needs riichi'. Now ippatsu and double riichi go with it
+    (ura indicators too), and ticking either ticks riichi."""
+    page = open_phone(browser, hands_server.url)
+    type_hand(page)
+    page.check('[data-flag="riichi"]')
+    page.check('[data-flag="ippatsu"]')
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url) as req:
+        page.uncheck('[data-flag="riichi"]')
+    sent = req.value.post_data_json
+    assert not page.is_checked('[data-flag="ippatsu"]') and "ippatsu" not in sent and "riichi" not in sent
+    page.wait_for_timeout(300)
+    page.wait_for_selector("#result .points")
+    assert page.locator("#result.error").count() == 0
+
+    page.check('[data-flag="double_riichi"]')  # double riichi is riichi
+    assert page.is_checked('[data-flag="riichi"]')
+    page.click('[data-add="ura_indicators"]')
+    page.wait_for_selector("#picker[open]")
+    page.click('#picker-grid .tile[data-tile="1p"]')
+    page.check('[data-flag="ippatsu"]')
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url) as req:
+        page.uncheck('[data-flag="riichi"]')
+    sent = req.value.post_data_json
+    assert not any(page.is_checked(f'[data-flag="{f}"]') for f in ("riichi", "double_riichi", "ippatsu"))
+    assert not {"riichi", "double_riichi", "ippatsu", "ura_indicators"} & set(sent), sent
+    assert page.locator("#ura-field").is_hidden()
+    page.check('[data-flag="riichi"]')
+    assert page.locator("#ura_indicators .tile").count() == 0  # (not brought back)
+    assert not page.errors, page.errors
+    page.context.close()
