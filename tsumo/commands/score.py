@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
 
 from tsumo.cli import UsageError
 from tsumo.commands.hand import format_result
