@@ -26,7 +26,8 @@ const state = {
   // (index into reading.tiles) each tile was read from, or null (typed, added, a new hand)
   hand: emptyHand(),
   uncertain: new Set(), // boxes (indices into reading.tiles) of hand tiles the reader doubts
-  candidates: [], // winning tiles the reader could not choose between (or the waits of 13 tiles)
+  candidates: [], // winning tiles the reader could not choose between (or the waits of 13 tiles);
+  // dropped once the tiles they were read for are edited (see handEdited): the page cannot tell waits
   candidatesAreWaits: false, // the candidates are the waits of 13 tiles: choosing one adds it
   boxNote: null, // what a tap on a box outside the hand says (a key of STRINGS)
   textError: null, // why the typed hand was refused (a key of STRINGS)
@@ -357,7 +358,34 @@ function renderIndicators() {
   $("#ura-field").hidden = !(state.ctx.riichi || state.ctx.double_riichi);
 }
 
+/** In 3-player the north seat is empty: no North seat or round, and no one deals in from the seat
+ * where north would sit, seen from the winner (East: left, South: across, West: right). */
+const EMPTY_SEAT_3P = { E: "left", S: "across", W: "right" };
+
+/** Bring the situation into the rule set's player count: a North seat or round (or a discarder in
+ * the empty seat) chosen for 4 players falls back to a choice that exists in 3-player. */
+function fitToPlayers() {
+  if (players() !== 3) return;
+  const c = state.ctx;
+  if (c.seat_wind === "N") c.seat_wind = "E";
+  if (c.round_wind === "N") c.round_wind = "E";
+  if (c.discarder && c.discarder === EMPTY_SEAT_3P[c.seat_wind]) c.discarder = null;
+}
+
+/** Is this choice of a situation row offered with the rule set's player count? */
+function offered(key, value) {
+  if (players() !== 3) return true;
+  if (key === "seat_wind" || key === "round_wind") return value !== "N";
+  if (key === "discarder") return value !== EMPTY_SEAT_3P[state.ctx.seat_wind];
+  return true;
+}
+
 function renderContext() {
+  fitToPlayers();
+  document.querySelectorAll(".seg[data-key]").forEach((seg) => {
+    seg.querySelectorAll("button").forEach((b) => { b.hidden = !offered(seg.dataset.key, b.dataset.value); });
+  });
+  $("#three-player-note").hidden = players() !== 3;
   document.querySelectorAll(".seg[data-key]").forEach((seg) => {
     const v = state.ctx[seg.dataset.key];
     seg.querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.value === v)));
@@ -782,7 +810,11 @@ function openPicker(target) {
   } else if (target.kind === "meld") {
     current = state.hand.melds[target.meld].tiles[target.index];
     $("#picker-title").textContent = t.pickReplace(tileName(current, state.lang));
-    actions.append(action(t.removeMeld, "remove-meld", () => { state.hand.melds.splice(target.meld, 1); changed(); }));
+    actions.append(action(t.removeMeld, "remove-meld", () => {
+      state.hand.melds.splice(target.meld, 1);
+      handEdited();
+      changed();
+    }));
   } else if (target.kind === "new-meld") {
     $("#picker-title").textContent = t.pickMeld;
     picking.meldKind = picking.meldKind || "pon";
@@ -819,10 +851,23 @@ function syncMeldOptions() {
   $("#meld-from").hidden = picking.meldKind === "ankan" || picking.meldKind === "chi";
 }
 
+/** The tiles the candidates were read for have changed: the waits of the 13 tiles a photo read (or
+ * the winning tiles the reader hesitated between) may no longer be so, and the page does not compute
+ * waits: the row goes. Choosing the winning tile among the waits, or changing it, leaves the 13 alone. */
+function handEdited({ winOnly = false } = {}) {
+  if (winOnly && state.candidatesAreWaits) return;
+  state.candidates = [];
+}
+
 function pick(code) {
   const h = state.hand;
   const p = picking;
   if (!p) return;
+  const was = p.kind === "closed" ? h.closed[p.index] : p.kind === "win" ? h.win
+    : p.kind === "meld" ? h.melds[p.meld]?.tiles[p.index] : null;
+  if (p.kind === "new-meld" || (p.kind === "add" && h.win) || (["closed", "meld", "win"].includes(p.kind) && was !== code)) {
+    handEdited({ winOnly: p.kind === "win" });
+  }
   // (a tile the user has set is checked: no longer dashed; it keeps the box it was read from)
   const box = boxOfTarget(p);
   if (box !== null) state.uncertain.delete(box);
@@ -895,6 +940,7 @@ function setWin(index) {
 
 function removeTile(target) {
   const h = state.hand;
+  handEdited({ winOnly: target.kind === "win" });
   if (target.kind === "win") { h.win = null; h.winBox = null; }
   else { h.closed.splice(target.index, 1); h.closedBox.splice(target.index, 1); }
   changed();

@@ -61,6 +61,7 @@ export const STRINGS = {
     meldKind: "Kind of meld", meldFrom: "Called from", allTiles: "Tiles",
     typeLabel: "Tiles in MPSZ, the winning tile last",
     boxNotInHand: "That tile is not part of the hand (a wall, a discard or an indicator).",
+    threePlayerNote: "3 players: there is no North seat or round, and no one deals in from the empty seat.",
   },
   ja: {
     takePhoto: "写真を撮る・選ぶ",
@@ -120,6 +121,7 @@ export const STRINGS = {
     meldKind: "副露の種類", meldFrom: "誰から", allTiles: "牌",
     typeLabel: "手牌（MPSZ表記、最後が和了牌）",
     boxNotInHand: "その牌は手牌ではありません（山・捨て牌・表示牌など）。",
+    threePlayerNote: "三人麻雀: 北家・北場はなく、空席（北家の席）からの放銃もありません。",
   },
 };
 

@@ -1019,3 +1019,126 @@ def test_unticking_riichi_unticks_ippatsu_and_double_riichi(hands_server, browse
     assert page.locator("#ura_indicators .tile").count() == 0  # (not brought back)
     assert not page.errors, page.errors
     page.context.close()
+
+
+# ---- 3-player rule sets, the picker on a landscape phone, waits after a correction (session 54 tester) ----
+
+SANMA_HAND = "123p456p789s11122z"  # no manzu 2-8, no chi: a hand of the 3-player set, won on 2z
+
+
+def offered(page, key: str) -> list[str]:
+    """The choices a situation row offers (visible buttons), by value."""
+    return page.eval_on_selector_all(f'.seg[data-key="{key}"] button',
+                                     "els => els.filter(e => e.getClientRects().length).map(e => e.dataset.value)")
+
+
+def test_three_player_rules_offer_no_north_and_no_empty_seat(hands_server, browser):
+    """With sanma chosen the page still offered seat and round wind North and, as 'dealt in by', the seat
+    where the empty north sits (East's left, South's across, West's right): the server refused each with an
+    error card. Now they are not offered (a note says why), a choice of them falls back to one that exists,
+    and a 4-player rule set brings them back."""
+    page = open_phone(browser, hands_server.url)
+    type_hand(page, SANMA_HAND)
+    page.click('.seg[data-key="seat_wind"] button[data-value="N"]')
+    page.click('.seg[data-key="round_wind"] button[data-value="N"]')
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        page.click('.seg[data-key="discarder"] button[data-value="left"]')
+    assert page.locator("#three-player-note").is_hidden()
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url) as req:
+        page.select_option("#rules", "sanma")
+    sent = req.value.post_data_json
+    # North seat → East, whose empty seat is the left: the discarder chosen there is dropped
+    assert (sent["rules"], sent["seat_wind"], sent["round_wind"]) == ("sanma", "E", "E") and "discarder" not in sent
+    assert offered(page, "seat_wind") == offered(page, "round_wind") == ["E", "S", "W"]
+    assert offered(page, "discarder") == ["across", "right"]
+    assert page.get_by_role("group", name="Seat wind").get_by_role("button", name="North").count() == 0
+    assert "no North seat" in page.locator("#three-player-note").inner_text()
+    page.wait_for_timeout(200)
+    page.wait_for_selector("#result .points")
+    assert page.locator("#result.error").count() == 0
+    for seat, empty in [("S", "across"), ("W", "right")]:
+        page.click(f'.seg[data-key="seat_wind"] button[data-value="{seat}"]')
+        assert empty not in offered(page, "discarder") and len(offered(page, "discarder")) == 2, seat
+    # a discarder in the seat that becomes the empty one when the winner's seat changes is dropped
+    page.click('.seg[data-key="seat_wind"] button[data-value="S"]')
+    page.click('.seg[data-key="discarder"] button[data-value="right"]')
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url) as req:
+        page.click('.seg[data-key="seat_wind"] button[data-value="W"]')
+    sent = req.value.post_data_json
+    assert sent["seat_wind"] == "W" and "discarder" not in sent and score_json(sent)["error"] is None
+    assert offered(page, "discarder") == ["left", "across"]
+    page.wait_for_timeout(200)
+    page.wait_for_selector("#result .points")
+    assert page.locator("#result.error").count() == 0
+    page.click("#lang")
+    assert "北家" in page.locator("#three-player-note").inner_text()
+    page.click("#lang")
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        page.select_option("#rules", "tenhou")
+    assert offered(page, "seat_wind") == offered(page, "round_wind") == ["E", "S", "W", "N"]
+    assert offered(page, "discarder") == ["left", "across", "right"]
+    assert page.locator("#three-player-note").is_hidden()
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+@pytest.mark.parametrize("width,height", [(844, 390), (667, 375), (390, 844), (320, 568)],
+                         ids=["landscape", "landscape-small", "portrait", "small"])
+def test_the_tile_picker_fits_the_screen_with_close_in_view(hands_server, browser, width, height):
+    """On a phone on its side (844 × 390) the picker sheet was 438 px of content in 332 px: the honours and
+    Close were below the fold. Now the whole sheet, every tile and Close are on screen without scrolling
+    (and with a meld's options too, Close stays in view: the tiles scroll inside the sheet if need be)."""
+    page = open_phone(browser, hands_server.url, width=width, height=height)
+    type_hand(page)
+    seen = """([sel, w, h]) => { const r = document.querySelector(sel).getBoundingClientRect();
+        const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+        return r.top >= 0 && r.left >= 0 && r.bottom <= h && r.right <= w && !!at && at.closest(sel) !== null; }"""
+    for opener, all_tiles in [('#hand .tile[data-where="closed"]', True), ("#add-meld", False)]:
+        page.locator(opener).first.click()
+        page.wait_for_selector("#picker[open]")
+        sheet = page.locator("#picker").bounding_box()
+        assert sheet["y"] >= 0 and sheet["y"] + sheet["height"] <= height + 0.5, sheet
+        assert page.evaluate(seen, ["#picker .close", width, height]), (opener, "Close is not in view")
+        if all_tiles:
+            for tile in ("1m", "0s", "1z", "7z"):
+                assert page.evaluate(seen, [f'#picker-grid .tile[data-tile="{tile}"]', width, height]), tile
+        box = page.locator("#picker .close").bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # no scrolling first
+        page.wait_for_selector("#picker:not([open])", state="attached")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_waits_of_a_thirteen_tile_photo_go_once_its_tiles_are_corrected(hands_server, browser):
+    """After a tile of a 13-tile photo was corrected, 'Winning tile?' still offered the photo's waits (1s 4s 7s),
+    though none of them completes the corrected hand. The page does not compute waits, so the row goes once
+    one of the 13 tiles is changed, removed or added to; choosing or changing the winning tile keeps it."""
+    page = open_phone(browser, hands_server.url)
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json=thirteen_answer()))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_selector("#candidates:not([hidden])")
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url):
+        page.click('#candidates .tile[data-candidate="4s"]')
+    # the winning tile changed in the picker: the 13 tiles are the same, their waits still offered
+    page.locator('#hand .tile[data-where="win"]').click()
+    page.wait_for_selector("#picker[open]")
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url):
+        page.click('#picker-grid .tile[data-tile="7s"]')
+    assert page.locator("#candidates").is_visible()
+    assert page.eval_on_selector_all("#candidates .tile", "els => els.map(e => e.dataset.tile)") == ["1s", "4s"]
+    # one of the 13 corrected: 0m → 9m
+    page.locator('#hand .tile[data-where="closed"][data-tile="0m"]').click()
+    page.wait_for_selector("#picker[open]")
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url) as req:
+        page.click('#picker-grid .tile[data-tile="9m"]')
+    sent = req.value.post_data_json
+    corrected = "67889m567p23406s"
+    assert sent["win_tile"] == "7s" and Counter(_expand(sent["concealed"])) == Counter(_expand(corrected + "7s")), sent
+    for wait in WAITS_13:  # (the photo's waits are not waits of the corrected hand)
+        error = score_json({**sent, "concealed": corrected + wait, "win_tile": wait})["error"] or ""
+        assert "not a winning hand" in error, (wait, error)
+    assert page.locator("#candidates").is_hidden()
+    assert page.locator("#candidates .tile").count() == 0
+    assert hand_on_page(page)[1] == "7s"
+    assert not page.errors, page.errors
+    page.context.close()
