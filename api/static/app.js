@@ -372,11 +372,14 @@ function fitToPlayers() {
   if (c.discarder && c.discarder === EMPTY_SEAT_3P[c.seat_wind]) c.discarder = null;
 }
 
+/** Does the seat `rel` (left, across, right of the winner) hold a player? Not the empty one in 3-player. */
+const seatTaken = (rel) => players() !== 3 || rel !== EMPTY_SEAT_3P[state.ctx.seat_wind];
+
 /** Is this choice of a situation row offered with the rule set's player count? */
 function offered(key, value) {
   if (players() !== 3) return true;
   if (key === "seat_wind" || key === "round_wind") return value !== "N";
-  if (key === "discarder") return value !== EMPTY_SEAT_3P[state.ctx.seat_wind];
+  if (key === "discarder") return seatTaken(value);
   return true;
 }
 
@@ -845,6 +848,9 @@ function action(text, name, fn) {
 }
 
 function syncMeldOptions() {
+  // No call comes from the empty seat of a 3-player game: its button goes, and a choice of it moves on.
+  if (!seatTaken(picking.from)) picking.from = ["across", "left", "right"].find(seatTaken);
+  $("#meld-from").querySelectorAll("button").forEach((b) => { b.hidden = !seatTaken(b.dataset.value); });
   for (const [sel, key] of [["#meld-kind", "meldKind"], ["#meld-from", "from"]]) {
     $(sel).querySelectorAll("button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.value === picking[key])));
   }

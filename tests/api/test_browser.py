@@ -1032,6 +1032,32 @@ def offered(page, key: str) -> list[str]:
                                      "els => els.filter(e => e.getClientRects().length).map(e => e.dataset.value)")
 
 
+def test_a_meld_is_never_called_from_the_empty_seat_of_a_three_player_game(hands_server, browser):
+    """The "+ meld" sheet offered the empty seat (East's left) as "called from" under sanma, and took it as
+    its default for South (across): the server refused the hand. Now only the two players' seats are offered."""
+    page = open_phone(browser, hands_server.url)
+    type_hand(page, SANMA_HAND)
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url):
+        page.select_option("#rules", "sanma")
+    for seat, empty in [("E", "left"), ("S", "across"), ("W", "right")]:
+        page.click(f'.seg[data-key="seat_wind"] button[data-value="{seat}"]')
+        page.click("#add-meld")
+        page.wait_for_selector("#picker[open]")
+        shown = page.eval_on_selector_all("#meld-from button", "els => els.filter(e => e.getClientRects().length)"
+                                                             ".map(e => e.dataset.value)")
+        pressed = page.get_attribute('#meld-from button[aria-pressed="true"]', "data-value")
+        assert empty not in shown and len(shown) == 2 and pressed in shown, (seat, shown, pressed)
+        page.click("#picker button.close")
+        page.wait_for_selector("#picker:not([open])", state="attached")
+    page.click('.seg[data-key="seat_wind"] button[data-value="S"]')
+    page.click("#add-meld")
+    page.wait_for_selector("#picker[open]")
+    with page.expect_request(lambda r: "/v1/hands/score" in r.url and "777z" in (r.post_data or "")) as req:
+        page.click('#picker-grid .tile[data-tile="7z"]')  # a pon of red, from the default seat
+    (meld,) = req.value.post_data_json["melds"]
+    assert meld["from"] != "across" and meld["kind"] == "pon"
+
+
 def test_three_player_rules_offer_no_north_and_no_empty_seat(hands_server, browser):
     """With sanma chosen the page still offered seat and round wind North and, as 'dealt in by', the seat
     where the empty north sits (East's left, South's across, West's right): the server refused each with an
