@@ -32,6 +32,7 @@ from api.inference import InferenceGate, Reader, ReaderState
 from api.request_log import LOGGER_NAME, RequestLogMiddleware, request_id
 from api.routes import hands, health, page, photos, rules
 from api.settings import ApiSettings
+from scoring.strict_json import not_utf8
 
 ReaderFactory = Callable[[ApiSettings], Reader]
 
@@ -73,8 +74,7 @@ FASTAPI_BODY_ERROR = "There was an error parsing the body"
 def body_error_message(cause: BaseException | None) -> str:
     """What FastAPI's bare "There was an error parsing the body" (400) was about."""
     if isinstance(cause, UnicodeDecodeError):
-        return (f"the request body is not UTF-8 text (byte 0x{cause.object[cause.start]:02x} at position "
-                f"{cause.start}); send JSON encoded as UTF-8")
+        return f"the request body is {not_utf8(cause)}; send JSON encoded as UTF-8"
     if isinstance(cause, RecursionError):
         return "the JSON body is nested too deeply to parse"
     if cause is None:

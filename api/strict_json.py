@@ -3,12 +3,11 @@ absurd nesting refused), once, before FastAPI validates it.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
 from typing import Any
 
-from fastapi import HTTPException, Request, Response
-from fastapi.routing import APIRoute
+from fastapi import HTTPException, Request
 
+from api.routing import RequestClassRoute
 from scoring.strict_json import JsonProblem, loads
 
 __all__ = ["JsonProblem", "StrictJsonRequest", "StrictJsonRoute", "loads"]
@@ -32,14 +31,7 @@ class StrictJsonRequest(Request):
         return self._json
 
 
-class StrictJsonRoute(APIRoute):
-    """`APIRouter(route_class=StrictJsonRoute)`: its routes read JSON bodies with `StrictJsonRequest`
-    (FastAPI's documented way to change how a route reads its request)."""
+class StrictJsonRoute(RequestClassRoute):
+    """`APIRouter(route_class=StrictJsonRoute)`: its routes read JSON bodies with `StrictJsonRequest`."""
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def strict_handler(request: Request) -> Response:
-            return await handler(StrictJsonRequest(request.scope, request.receive))
-
-        return strict_handler
+    request_class = StrictJsonRequest

@@ -23,6 +23,11 @@ class JsonProblem(ValueError):
         self.loc = loc
 
 
+def not_utf8(exc: UnicodeDecodeError) -> str:
+    """`not UTF-8 text (byte 0xe9 at position 12)`: the one way a JSON text's bad bytes are named."""
+    return f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at position {exc.start})"
+
+
 class _Pairs(list):
     """An object's (key, value) pairs in order, duplicates kept, so they can be found."""
 

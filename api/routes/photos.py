@@ -22,23 +22,23 @@ import itertools
 import json
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable, Coroutine
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Annotated, Any
 
 import anyio.to_thread
-from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, Response, UploadFile
+from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from fastapi.routing import APIRoute
 from python_multipart.multipart import parse_options_header
 
 from api.context import merge_hand, parse_context, players_for, resolve_context_rules, unused_by_read
 from api.deps import GateDep, ReaderDep, SettingsDep
 from api.inference import Saturated
 from api.request_log import LOGGER_NAME, log_fields, request_id
+from api.routing import RequestClassRoute
 from api.schemas import ErrorBody, ImageInfo, PhotoContext, PhotoReadResponse, PhotoScoreResponse
 from api.settings import ApiSettings
 from scoring import score_json
@@ -72,16 +72,10 @@ class MultipartRequest(Request):
                                      "wrong; send the whole request again")
 
 
-class MultipartRoute(APIRoute):
+class MultipartRoute(RequestClassRoute):
     """`APIRouter(route_class=MultipartRoute)`: its routes read their form with `MultipartRequest`."""
 
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def checked_handler(request: Request) -> Response:
-            return await handler(MultipartRequest(request.scope, request.receive))
-
-        return checked_handler
+    request_class = MultipartRequest
 
 
 router = APIRouter(prefix="/v1/photos", tags=["photos"], route_class=MultipartRoute)

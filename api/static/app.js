@@ -168,6 +168,9 @@ function tieByLabel(codes, out, boxes, tiles) {
   }
 }
 
+/** Was the tile read from a box of the photo (a box index, not null or undefined)? */
+const hasBox = (box) => box !== null && box !== undefined;
+
 /** Where the tile read from box `i` is in the hand, as the picker's target; null when it is not. */
 function handTileOfBox(i) {
   const h = state.hand;
@@ -270,13 +273,13 @@ function renderHand() {
   }
   const closedGroup = document.createElement("div");
   closedGroup.className = "group closed";
-  const unsure = (box) => (box !== null && box !== undefined && state.uncertain.has(box) ? "unsure" : "");
+  const unsure = (box) => (state.uncertain.has(box) ? "unsure" : ""); // (the set holds box indices only)
   closed.forEach((t, i) => {
     const box = state.hand.closedBox[i];
     const b = tileButton(t, { cls: unsure(box) });
     b.dataset.where = "closed";
     b.dataset.index = i;
-    if (box !== null && box !== undefined) b.dataset.box = box;
+    if (hasBox(box)) b.dataset.box = box;
     closedGroup.append(b);
   });
   if (win) {
@@ -287,7 +290,7 @@ function renderHand() {
     const b = tileButton(win, { cls: `win ${unsure(box)}`,
                                 label: `${tileName(win, state.lang)} (${T().setWin.replace("★ ", "")})` });
     b.dataset.where = "win";
-    if (box !== null && box !== undefined) b.dataset.box = box;
+    if (hasBox(box)) b.dataset.box = box;
     closedGroup.append(b);
   }
   box.append(closedGroup);
@@ -318,13 +321,13 @@ function renderMeld(m, mi) {
     const mine = double ? [boxes[j], boxes[3]] : [boxes[j]]; // (the stacked tile is drawn with it)
     const b = tileButton(down ? "back" : t, {
       side: ti === side, double,
-      cls: mine.some((x) => x !== null && x !== undefined && state.uncertain.has(x)) ? "unsure" : "",
+      cls: mine.some((x) => state.uncertain.has(x)) ? "unsure" : "",
       label: `${tileName(t, state.lang)} (${T()[m.kind]})`,
     });
     b.dataset.where = "meld";
     b.dataset.meld = mi;
     b.dataset.index = j;
-    if (boxes[j] !== null && boxes[j] !== undefined) b.dataset.box = boxes[j];
+    if (hasBox(boxes[j])) b.dataset.box = boxes[j];
     g.append(b);
   });
   return g;
@@ -771,7 +774,7 @@ function boxOf(t) {
 /** Outline on the photo the box the tile being changed was read from (null clears). */
 function highlightBoxes(box) {
   document.querySelectorAll("#photo-boxes rect").forEach((r) => {
-    r.classList.toggle("hi", box !== null && box !== undefined && Number(r.dataset.index) === box);
+    r.classList.toggle("hi", Number(r.dataset.index) === box);
   });
 }
 
@@ -875,8 +878,7 @@ function pick(code) {
     handEdited({ winOnly: p.kind === "win" });
   }
   // (a tile the user has set is checked: no longer dashed; it keeps the box it was read from)
-  const box = boxOfTarget(p);
-  if (box !== null) state.uncertain.delete(box);
+  state.uncertain.delete(boxOfTarget(p));
   if (p.kind === "closed") { h.closed[p.index] = code; sortClosed(h); }
   else if (p.kind === "win") h.win = code;
   else if (p.kind === "add") {

@@ -120,8 +120,7 @@ def process(lines: Iterable[str | UnicodeDecodeError], out: IO[str], score: Call
     done = errors = 0
     for number, line in enumerate(lines, start=1):
         result = (score_line(line, number, score, default_rules) if isinstance(line, str)
-                  else _line_error(number, f"not UTF-8 text (byte 0x{line.object[line.start]:02x} at position "
-                                           f"{line.start}); save the file as UTF-8"))
+                  else _line_error(number, f"{strict_json.not_utf8(line)}; save the file as UTF-8"))
         if result.get("error"):
             errors += 1
         out.write(_json_line(result))

@@ -45,7 +45,7 @@ def load_labels(folder: Path) -> list[dict]:
     try:
         text = path.read_text(encoding="utf-8-sig")  # (-sig: a byte-order mark from a Windows editor is fine)
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at position {exc.start})") from None
+        raise UsageError(f"{path}: {strict_json.not_utf8(exc)}") from None
     labels = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
