@@ -82,6 +82,13 @@ def body_error_message(cause: BaseException | None) -> str:
     return f"the request body cannot be parsed ({type(cause).__name__}: {str(cause)[:200]})"
 
 
+def kept_anyway(request: Request) -> dict[str, str]:
+    """`{"kept": name}` when this request kept its photo (`keep=true`) before it failed: a 413, 415, 500 or
+    503 then says where the photo is, as a 200 or a 422 does, so nothing the server accepted is lost."""
+    name = getattr(request.state, "kept", None)
+    return {"kept": name} if name else {}
+
+
 def describe_inputs(errors: list[dict[str, Any]], content_type: str | None = None) -> list[dict[str, Any]]:
     """Validation errors with an uploaded file as input described, not dumped (its internals
     leaked into the 422: spool objects, temp-file arguments), and a JSON body sent under another
@@ -167,6 +174,9 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
         """FastAPI's own handling, with its bare body-parsing 400 made to say what is wrong."""
         if exc.status_code == 400 and exc.detail == FASTAPI_BODY_ERROR:
             exc = StarletteHTTPException(400, body_error_message(exc.__cause__), headers=exc.headers)
+        if kept := kept_anyway(request):
+            return JSONResponse({"detail": f"{exc.detail} (the photo was kept as {kept['kept']})", **kept},
+                                status_code=exc.status_code, headers=exc.headers)
         return await http_exception_handler(request, exc)
 
     @app.exception_handler(Exception)
@@ -175,8 +185,11 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
         rid = request_id(request)
         logging.getLogger(LOGGER_NAME).error(
             "unhandled error", exc_info=exc, extra={"fields": {"event": "error", "request_id": rid}})
+        kept = kept_anyway(request)
+        also = f"; the photo was kept as {kept['kept']}" if kept else ""
         return JSONResponse(
-            {"detail": f"internal error ({type(exc).__name__}); please report request {rid}"}, status_code=500)
+            {"detail": f"internal error ({type(exc).__name__}); please report request {rid}{also}", **kept},
+            status_code=500)
 
     app.include_router(health.router)
     app.include_router(hands.router)

@@ -272,6 +272,7 @@ async def _read(
     if keep:  # before the read (its own thread, not an inference slot), so a photo that breaks the reader is kept too
         try:
             kept = await anyio.to_thread.run_sync(_keep_photo, settings, rid, data, info)
+            request.state.kept = _kept_name(kept)  # a later 413/415/500/503 names it too (`api.app`)
         except OSError as exc:  # the server's disk, not the client's photo: read it anyway
             keep_error = f"the photo could not be kept ({type(exc).__name__}: {exc})"
             logging.getLogger(LOGGER_NAME).error(

@@ -591,9 +591,45 @@ def test_a_photo_that_crashes_the_reader_is_still_kept(tmp_path):
                         headers={"x-request-id": "crash-1"})
         assert r.status_code == 500 and "crash-1" in r.json()["detail"]
     (photo,) = (tmp_path / "kept").glob("*/*-crash-1.jpg")
+    kept = f"{photo.parent.name}/{photo.name}"  # the 500 says where the photo is, as a 200 or 422 does
+    assert r.json()["kept"] == kept and f"kept as {kept}" in r.json()["detail"]
     assert photo.read_bytes() == data
     sidecar = json.loads(photo.with_suffix(".json").read_text())
     assert sidecar["reading"] is None and "layout exploded" in sidecar["error"]
+
+
+class _FullOnceKept:
+    """A gate with room when the request arrives, full once the photo is kept (another request won the race)."""
+
+    workers, queue = 1, 0
+
+    def check(self) -> None:
+        pass
+
+    async def run(self, fn):
+        from api.inference import Saturated
+
+        raise Saturated(retry_after=2)
+
+
+def test_a_kept_photo_refused_as_busy_says_where_it_was_kept(tmp_path):
+    """A 503 after `keep=true` had saved the photo did not name the file: the client could not tell it was kept."""
+    from fastapi.testclient import TestClient
+
+    from tests.api.conftest import wait_ready
+
+    app = create_app(ApiSettings(keep_dir=tmp_path / "kept"))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        wait_ready(client)
+        app.state.gate = _FullOnceKept()
+        r = client.post("/v1/photos/read", files={"photo": ("a.jpg", jpeg_bytes(), "image/jpeg")},
+                        data={"keep": "true"}, headers={"x-request-id": "busy-1"})
+        plain = client.post("/v1/photos/read", files={"photo": ("a.jpg", jpeg_bytes(), "image/jpeg")})
+    assert r.status_code == 503 and r.headers["retry-after"] == "2"
+    (photo,) = (tmp_path / "kept").glob("*/*-busy-1.jpg")
+    kept = f"{photo.parent.name}/{photo.name}"
+    assert r.json()["kept"] == kept and f"kept as {kept}" in r.json()["detail"]
+    assert plain.status_code == 503 and "kept" not in plain.json()  # not asked to keep: as before
 
 
 # ---- logs ---------------------------------------------------------------------------------------
