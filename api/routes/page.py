@@ -1,12 +1,20 @@
-"""The phone page: `/` serves `api/static/index.html`; its assets are mounted at `/static`."""
+"""The phone page: `/` serves `api/static/index.html`; its assets are mounted at `/static`.
+
+The page is the file as it is, but for one thing this server's settings decide: the photo input's
+`data-max-photo-bytes` is filled in with `max_photo_bytes`, so the page knows the upload limit
+before it sends a byte (it reduces a bigger photo, or says it is too big, instead of uploading
+20 MB to be refused with a 413)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from fastapi import APIRouter
-from fastapi.responses import FileResponse
+from fastapi.responses import HTMLResponse
+
+from api.deps import SettingsDep
 
 STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
+LIMIT_SLOT = 'data-max-photo-bytes=""'
 
 router = APIRouter(include_in_schema=False)
 
@@ -17,9 +25,15 @@ CSP = ("default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script
        "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
 
 
+def index_html(max_photo_bytes: int) -> str:
+    """index.html with this server's photo limit in the slot left for it."""
+    html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    return html.replace(LIMIT_SLOT, f'data-max-photo-bytes="{int(max_photo_bytes)}"', 1)
+
+
 @router.get("/")
-async def index() -> FileResponse:
-    return FileResponse(STATIC_DIR / "index.html", headers={
+async def index(settings: SettingsDep) -> HTMLResponse:
+    return HTMLResponse(index_html(settings.max_photo_bytes), headers={
         "Cache-Control": "no-cache", "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
         "Referrer-Policy": "no-referrer",
     })

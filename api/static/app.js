@@ -413,8 +413,11 @@ function renderResult() {
   if (state.error) {
     card.classList.add("error");
     card.innerHTML = `<h2></h2><p class="err"></p>`;
-    card.querySelector("h2").textContent = t.cannotScore;
-    card.querySelector(".err").textContent = typeof state.error === "function" ? state.error() : state.error;
+    // (words, or a server's refusal: then its lead, in the page's language, heads the card, its detail under it)
+    const e = typeof state.error === "function" ? state.error() : state.error;
+    const [title, text] = typeof e === "string" ? [t.cannotScore, e] : e.detail ? [e.lead, e.detail] : [t.cannotScore, e.lead];
+    card.querySelector("h2").textContent = title;
+    card.querySelector(".err").textContent = text;
     return;
   }
   const r = state.result;
@@ -532,14 +535,40 @@ async function readBody(r) {
   try { return JSON.parse(text); } catch { return null; }
 }
 
-/** What went wrong, in words, for an answer that is not ok (or not JSON). */
-function describeFailure(status, body) {
+/** What went wrong with a request that was not ok (or not JSON); `what` is "photo" or "hand". `lead`, in
+ * the page's language, says what could not be done and which field the server named; `detail` is the
+ * server's own message ("" when it gave none), shown after it as it is: the API's messages are English. */
+function failure(status, body, what) {
   const t = T();
-  const detail = body && typeof body === "object" ? body.error || describeError(body) : "";
-  const lead = { 413: t.photoTooBig, 415: t.notImage, 503: t.unavailable }[status]
-    || (status >= 500 || !body ? t.serverError(status) : "");
-  if (lead && detail) return `${lead} — ${detail}`;
-  return lead || detail || t.serverError(status);
+  const json = !!body && typeof body === "object";
+  const detail = json ? body.error || describeError(body) : "";
+  let lead;
+  if (what === "photo" && status === 413) lead = t.photoTooBig;
+  else if (what === "photo" && status === 415) lead = t.notImage;
+  else if (what === "photo" && status === 503) lead = t.unavailable;
+  else if (status >= 500 || !json) lead = t.serverError(status);
+  else lead = (what === "photo" ? t.photoRefused : t.handRefused)(failedField(body));
+  return { lead, detail };
+}
+
+/** The failure as one line (the photo's status line). */
+function describeFailure(status, body, what) {
+  const { lead, detail } = failure(status, body, what);
+  return detail ? `${lead} — ${detail}` : lead;
+}
+
+/** The field a refusal names (the first `detail[].loc`, else `error_field`), in the page's language with the
+ * server's name for it: "the winning tile (win_tile)", "和了牌（win_tile）"; "" when it names none. */
+function failedField(body) {
+  const loc = Array.isArray(body.detail) && Array.isArray(body.detail[0]?.loc) ? body.detail[0].loc : null;
+  let parts = loc ? loc.filter((x, i) => !(i === 0 && x === "body"))
+    : typeof body.error_field === "string" ? [body.error_field] : [];
+  if (parts[0] === "context" && parts.length > 1) parts = parts.slice(1); // (a photo's situation field)
+  if (!parts.length) return "";
+  const name = parts.map((p, i) => (typeof p === "number" ? `[${p}]` : `${i ? "." : ""}${p}`)).join("");
+  const label = T().fields[String(parts[0]).match(/^[a-z_]+/i)?.[0]];
+  if (!label) return name;
+  return label.toLowerCase().includes(name.toLowerCase()) ? label : T().fieldAndName(label, name);
 }
 
 // ---- scoring --------------------------------------------------------------------------------
@@ -564,7 +593,7 @@ async function scoreNow() {
     });
     const body = await readBody(r);
     if (r.ok && body) { state.result = body; state.error = null; }
-    else { state.result = null; const st = r.status; state.error = () => describeFailure(st, body); }
+    else { state.result = null; const st = r.status; state.error = () => failure(st, body, "hand"); }
   } catch (e) {
     if (e.name === "AbortError") return;
     state.result = null;
@@ -588,6 +617,70 @@ const PHOTO_RETRIES = 3; // a 503 with Retry-After (busy, or models loading) is 
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, ms));
 let photoSeq = 0; // the latest photo: an answer for an earlier one is dropped
 let lastPhoto = null; // for "Try again"
+let lastUpload = null; // { file, upload }: what was made of lastPhoto to send (a reduced photo is made once)
+const MiB = 1024 * 1024;
+const MAX_SIDE = 4000; // a reduced photo's long side: 12-MP class, the size the reader is measured at
+const JPEG_QUALITY = 0.92;
+// The server's limit counts the whole request: this much is left for the form's own lines and the context.
+const FORM_ROOM = 16 * 1024;
+
+/** The server's photo limit in bytes (put in the page by api/routes/page.py), or null when not known. */
+function photoLimit() {
+  const v = Number($("#photo-input").dataset.maxPhotoBytes || NaN);
+  return Number.isFinite(v) && v > 0 ? v : null;
+}
+
+/** Bytes as MB (MiB, as the server counts them) in the page's language: 25.3, 0.67. */
+const mb = (n) => (n / MiB).toLocaleString(state.lang === "ja" ? "ja-JP" : "en-US",
+                                           { maximumFractionDigits: n < MiB ? 2 : 1 });
+
+/** Would the server refuse `file` as too big (a 413, once it had the whole upload)? */
+const overLimit = (file, limit) => limit !== null && file.size + FORM_ROOM > limit;
+
+/** What to send for `file`: the file itself when it fits the server's `limit` (or the limit is not known);
+ * else a JPEG drawn from it, `reducedFrom` its size; null when it cannot be made to fit (the browser
+ * cannot decode it: HEIC in Chrome, say). */
+async function photoUpload(file, limit) {
+  if (!overLimit(file, limit)) return { blob: file, name: file.name, reducedFrom: null };
+  const jpeg = await reducedJpeg(file, limit - FORM_ROOM);
+  if (!jpeg) return null;
+  return { blob: jpeg, name: `${(file.name || "photo").replace(/\.[^.]*$/, "")}.jpg`, reducedFrom: file.size };
+}
+
+/** `file` decoded (its EXIF orientation applied, as the server does) and drawn as a JPEG of at most `budget`
+ * bytes: its long side at most MAX_SIDE, smaller if that is still too big; null if it cannot be decoded. */
+async function reducedJpeg(file, budget) {
+  let bitmap;
+  try {
+    bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+  } catch {
+    return null;
+  }
+  try {
+    let scale = Math.min(1, MAX_SIDE / Math.max(bitmap.width, bitmap.height));
+    for (let attempt = 0; attempt < 6 && budget > 0; attempt++) {
+      const w = Math.max(1, Math.round(bitmap.width * scale));
+      const h = Math.max(1, Math.round(bitmap.height * scale));
+      const canvas = document.createElement("canvas");
+      canvas.width = w;
+      canvas.height = h;
+      const g = canvas.getContext("2d");
+      g.fillStyle = "#fff"; // (a transparent PNG: white under it, not JPEG's black)
+      g.fillRect(0, 0, w, h);
+      g.imageSmoothingQuality = "high";
+      g.drawImage(bitmap, 0, 0, w, h);
+      const blob = await new Promise((ok) => canvas.toBlob(ok, "image/jpeg", JPEG_QUALITY));
+      canvas.width = canvas.height = 0; // (its pixels freed now: a phone has little memory)
+      if (!blob) return null;
+      if (blob.size <= budget) return blob;
+      // still too big (a low limit): a JPEG's size goes with its pixel count, so shrink by the excess
+      scale *= Math.max(0.5, Math.min(0.9, 0.95 * Math.sqrt(budget / blob.size)));
+    }
+    return null;
+  } finally {
+    bitmap.close();
+  }
+}
 
 /** Seconds the server asked us to wait (Retry-After, 1–10), or null when it did not ask. */
 function retryAfter(r) {
@@ -616,12 +709,29 @@ async function onPhoto(file) {
   state.image = null;
   setBoxNote(null);
   drawBoxes();
+  let upload = lastUpload?.file === file ? lastUpload.upload : null; // (Try again: made already)
+  if (!upload) {
+    const limit = photoLimit();
+    if (overLimit(file, limit)) setStatus(() => T().reducing);
+    upload = await photoUpload(file, limit);
+    if (seq !== photoSeq) return;
+    if (!upload) { // (not sent: the server would refuse it, once it had it all)
+      photoFailed(() => `${T().photoTooBig} — ${T().photoOverLimit(mb(file.size), mb(limit))}`, false);
+      return;
+    }
+    lastUpload = { file, upload };
+  }
+  // every line said about this photo ends with its reduction, if it was reduced
+  const from = upload.reducedFrom;
+  const note = (text) => (from === null ? text
+    : () => `${text()} ${T().photoReduced(mb(from), mb(upload.blob.size), mb(photoLimit()))}`);
+  setStatus(note(() => T().reading));
   let r;
   let body;
   let asked; // the situation the photo is scored with: a change made while it is read means a rescore
   for (let attempt = 0; ; attempt++) {
     const form = new FormData();
-    form.append("photo", file);
+    form.append("photo", upload.blob, upload.name);
     asked = JSON.stringify({ rules: state.rules, ...contextFields() });
     form.append("context", asked);
     if ($("#keep").checked) form.append("keep", "true");
@@ -629,22 +739,22 @@ async function onPhoto(file) {
       r = await fetch("/v1/photos/score", { method: "POST", body: form });
       body = await readBody(r);
     } catch (e) {
-      if (seq === photoSeq) photoFailed(() => T().networkError, true);
+      if (seq === photoSeq) photoFailed(note(() => T().networkError), true);
       return;
     }
     if (seq !== photoSeq) return;
     const wait = r.status === 503 ? retryAfter(r) : null;
     if (wait === null || attempt >= PHOTO_RETRIES) break;
-    setStatus(() => T().busyRetry(wait));
+    setStatus(note(() => T().busyRetry(wait)));
     await sleep(wait * 1000);
     if (seq !== photoSeq) return;
-    setStatus(() => T().reading);
+    setStatus(note(() => T().reading));
   }
   if (!r.ok || !body?.reading) {
     const st = r.status;
     // (a 503 without Retry-After is a server without models: asking again does not help)
     const retryable = !body || st === 408 || st === 429 || (st >= 500 && (st !== 503 || retryAfter(r) !== null));
-    photoFailed(() => describeFailure(st, body), retryable);
+    photoFailed(note(() => describeFailure(st, body, "photo")), retryable);
     return;
   }
   state.reading = body.reading;
@@ -700,7 +810,7 @@ async function onPhoto(file) {
   const nCandidates = state.candidates.length;
   const changes = (reading.changes || []).map((c) => `${c.read} → ${c.now}`);
   const warnings = Array.isArray(reading.warnings) ? reading.warnings : [];
-  setStatus(() => {
+  setStatus(note(() => {
     const t = T();
     // what is wrong with the photo itself first: every line after it is only as good as the photo
     let msg = warnings.map((w) => {
@@ -717,7 +827,7 @@ async function onPhoto(file) {
     else msg += " " + (reading.error ? `${reading.error}. ${t.noHand}` : t.noHand);
     if (changes.length) msg += " " + t.changed(changes.join(", "));
     return msg;
-  }, warnings.length > 0 || (!readHand && !partial?.waits?.length));
+  }), warnings.length > 0 || (!readHand && !partial?.waits?.length));
   drawBoxes();
   renderHand();
   if (keptHand) return;

@@ -1168,3 +1168,157 @@ def test_waits_of_a_thirteen_tile_photo_go_once_its_tiles_are_corrected(hands_se
     assert hand_on_page(page)[1] == "7s"
     assert not page.errors, page.errors
     page.context.close()
+
+
+# ---- photos over the server's upload limit; the server's refusals in the page's language (session 55) ----
+# (each test fails on the page before it)
+
+PHOTO_LIMIT = 3 * 1024 * 1024  # the server's upload limit here (20 MiB by default)
+
+
+def mb(n: int) -> str:
+    """Bytes as the page writes them in English: MiB to one decimal, no ".0"."""
+    return f"{n / 2**20:.1f}".removesuffix(".0")
+
+
+@pytest.fixture(scope="module")
+def small_limit_server(tmp_path_factory):
+    """A server that takes photos up to PHOTO_LIMIT bytes, reading them with the stand-in reader (which
+    records the shape of each image it is given) and keeping them (keep=true) for the test to look at."""
+    from tests.api.conftest import FakeReader
+
+    reader = FakeReader()
+    keep_dir = tmp_path_factory.mktemp("kept-small")
+    app = create_app(ApiSettings(max_photo_bytes=PHOTO_LIMIT, keep_dir=keep_dir), reader_factory=lambda s: reader)
+    with ServerThread(app) as srv:
+        import urllib.request
+
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"{srv.url}/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the stand-in reader did not load"
+            time.sleep(0.05)
+        srv.reader, srv.keep_dir = reader, keep_dir
+        yield srv
+
+
+def big_phone_photo(path: Path) -> Path:
+    """A 4800 × 1600 JPEG (quality 95, no chroma subsampling: ~6 MB) stored on its side, with EXIF orientation 6:
+    shown upright it is 1600 × 4800, as a phone's portrait photo is stored."""
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    w, h = 4800, 1600
+    y, x = np.mgrid[0:h, 0:w]
+    img = np.zeros((h, w, 3), np.float32)
+    img[..., 0], img[..., 1], img[..., 2] = 60 + 80 * x / w, 120 + 60 * y / h, 80
+    for _ in range(300):  # tiles, of a sort
+        x0, y0 = rng.integers(0, w - 200), rng.integers(0, h - 260)
+        img[y0:y0 + 260, x0:x0 + 200] = rng.integers(150, 255, 3)
+    img += rng.normal(0, 6, img.shape)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # Orientation: turn 90° clockwise to show
+    Image.fromarray(np.clip(img, 0, 255).astype(np.uint8)).save(path, "JPEG", quality=95, subsampling=0, exif=exif)
+    return path
+
+
+def test_a_photo_over_the_upload_limit_is_sent_reduced(small_limit_server, browser, tmp_path):
+    """A phone photo over the server's limit (a 48-MP photo can be over 20 MiB) was uploaded whole, slowly, to
+    be refused with a 413. Now the page knows the limit and sends the photo drawn as a JPEG, upright (EXIF
+    orientation applied), its long side 4000 px, under the limit, and says it reduced it."""
+    from PIL import Image
+
+    photo = big_phone_photo(tmp_path / "IMG_1234.JPG")
+    assert photo.stat().st_size > PHOTO_LIMIT, "the photo is not over the limit: the test shows nothing"
+    page = open_phone(browser, small_limit_server.url)
+    sent = []
+    page.on("request", lambda r: sent.append(r) if "/v1/photos/" in r.url else None)
+    page.check("#keep")  # the server keeps what it received
+    calls_before = len(small_limit_server.reader.calls)
+    with page.expect_response(lambda r: "/v1/photos/score" in r.url, timeout=20000) as resp:
+        page.set_input_files("#photo-input", str(photo))
+    answer = resp.value.json()
+    assert resp.value.status == 200, answer
+    assert len(sent) == 1
+    kept = small_limit_server.keep_dir / answer["kept"]
+    data = kept.read_bytes()
+    assert data[:3] == b"\xff\xd8\xff" and len(data) < PHOTO_LIMIT, (data[:4], len(data))
+    with Image.open(kept) as im:
+        assert im.format == "JPEG" and im.size == (1333, 4000), im.size  # upright, long side 4000
+        assert im.getexif().get(0x0112, 1) == 1
+    (call,) = small_limit_server.reader.calls[calls_before:]
+    assert call["shape"][:2] == (4000, 1333)  # what the reader was given
+    assert (answer["image"]["width"], answer["image"]["height"]) == (1333, 4000)
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('tiles read')")
+    status = page.locator("#status")
+    size = mb(photo.stat().st_size)
+    assert f"reduced from {size} MB" in status.inner_text() and "up to 3 MB" in status.inner_text()
+    assert "error" not in (status.get_attribute("class") or "")
+    page.click("#lang")
+    assert f"{size} MBから" in status.inner_text() and "縮小しました" in status.inner_text()
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_a_photo_over_the_limit_the_browser_cannot_decode_is_not_sent(small_limit_server, browser):
+    """A photo over the limit that the page cannot make smaller (HEIC, which Chrome does not decode) was
+    uploaded whole to be refused. Now nothing is sent and the page says it is too big, with its size and
+    the server's limit."""
+    page = open_phone(browser, small_limit_server.url)
+    sent = []
+    page.on("request", lambda r: sent.append(r.url) if "/v1/photos/" in r.url else None)
+    heic = b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + os.urandom(PHOTO_LIMIT + 3 * 2**19)  # 4.5 MB
+    page.set_input_files("#photo-input", {"name": "IMG_0001.HEIC", "mimeType": "image/heic", "buffer": heic})
+    page.wait_for_function("() => document.querySelector('#status').classList.contains('error')", timeout=10000)
+    page.wait_for_timeout(500)
+    assert sent == []
+    status = page.locator("#status")
+    text = status.inner_text()
+    assert "The photo is too large" in text and f"{mb(len(heic))} MB" in text and "up to 3 MB" in text, text
+    assert page.locator("#retry-photo").is_hidden()
+    page.click("#lang")
+    assert "写真が大きすぎます" in status.inner_text() and "3 MB" in status.inner_text()
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def test_the_servers_refusals_lead_in_the_pages_language(hands_server, browser):
+    """In Japanese a hand or a photo the server refused (400, 422) showed only the server's English message.
+    Now a lead in the page's language says what could not be done and which field the server named, the
+    server's English detail after it; in English the same, in English."""
+    page = open_phone(browser, hands_server.url, locale="ja-JP")
+    assert page.locator("html").get_attribute("lang") == "ja"
+    page.click("#type-hand")
+    page.fill("#text-hand", "234m567p22s34567s")  # 13 tiles: refused, naming `concealed`
+    with page.expect_response(lambda r: "/v1/hands/score" in r.url) as resp:
+        page.click("#text-form button[type=submit]")
+    body = resp.value.json()
+    assert resp.value.status == 422 and body["detail"][0]["loc"] == ["body", "concealed"], body
+    page.wait_for_selector("#result.error")
+    card = page.locator("#result")
+    assert "この手は採点できません" in card.inner_text() and "手牌（concealed）" in card.inner_text()
+    assert "expected 14 tiles" in page.locator("#result .err").inner_text()  # the server's words, after it
+    page.click("#lang")
+    assert "cannot be scored" in card.inner_text() and "concealed" in card.inner_text()
+    assert "expected 14 tiles" in page.locator("#result .err").inner_text() and "採点" not in card.inner_text()
+    page.click("#lang")
+
+    # a photo the server refuses as damaged (422 naming `photo`)
+    damaged = {"detail": [{"type": "image_corrupt", "loc": ["body", "photo"],
+                           "msg": "the image header cannot be read: Truncated File Read", "input": None}]}
+    page.route("**/v1/photos/score", lambda route: route.fulfill(status=422, json=damaged))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#status').classList.contains('error')")
+    status = page.locator("#status")
+    assert "写真を読めませんでした" in status.inner_text() and "写真（photo）" in status.inner_text()
+    assert "Truncated File Read" in status.inner_text()
+    page.click("#lang")
+    assert "The photo could not be read" in status.inner_text() and "Truncated File Read" in status.inner_text()
+    assert not page.errors, page.errors
+    page.context.close()

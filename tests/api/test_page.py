@@ -44,3 +44,11 @@ def test_a_tile_picture_for_every_class_with_attribution(client):
 def test_tile_pictures_are_small():
     total = sum(p.stat().st_size for p in (STATIC_DIR / "tiles").glob("*.png"))
     assert total < 200_000, f"{total} bytes of tile pictures"
+
+
+def test_the_page_carries_the_servers_photo_limit(make_client):
+    """The page reduces (or holds back) a photo over the server's upload limit: it learns the limit from the
+    page as served, the photo input's data-max-photo-bytes, filled in from the settings."""
+    html = make_client(max_photo_bytes=1_234_567).get("/").text
+    assert re.search(r'<input id="photo-input"[^>]*data-max-photo-bytes="1234567"', html)
+    assert 'data-max-photo-bytes=""' in (STATIC_DIR / "index.html").read_text(encoding="utf-8")  # the slot
