@@ -2,7 +2,7 @@
 
 - `photos`: the hand tiles of held-out rendered photos (`tsumo_synth.photos` sets, e.g.
   `cache/synth/det_test_h`, seed 99; the classifier never trains on photos), each cut as the
-  reader cuts it: the photo turned into the hand's frame (`vision.recognize.extract_patch`), the
+  reader cuts it: the photo turned into the hand's frame (`vision.frame.extract_patch`), the
   box a detector draws (the tile's visible pixels), `crop_tile` with the tile's true sideways flag.
   This is the issue's "held-out synthetic set"; per class, flip, and split readable / degraded;
 - `synth`: a held-out rendered crop set (its own seed, never used in training), per class incl.

@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.classes import BACK, CLASS_INDEX, TILE_CLASSES
+from vision.frame import extract_patch  # the reader's patch cut (`classify_tiles`)
 from vision.runtime import cpu_session
 
 # Default crop size for callers without a model; `TileClassifier.crop` uses the size recorded in the
@@ -376,8 +377,6 @@ class TileClassifier:
                        sideways: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """`vision.recognize`'s hook: each frame box cut out of the photo turned into the row's frame
         (`extract_patch`, once per box), then `classify_boxes`."""
-        from vision.recognize import extract_patch  # the reader's patch cut; recognize imports us lazily
-
         patches: dict[tuple[float, ...], tuple[np.ndarray, Sequence[float]]] = {}
         for fb in frame_boxes:
             key = tuple(float(v) for v in fb)

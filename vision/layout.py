@@ -24,7 +24,8 @@ from typing import Collection, Literal, Sequence
 import numpy as np
 
 from vision.classes import BACK, plain
-from vision.recognize import TileDetection, find_rows, hand_row_score, row_lines
+from vision.recognize import TileDetection, hand_row_score
+from vision.rows import find_rows, row_lines
 from vision.sequence import Groups, SeqTile
 
 GroupKind = Literal["closed", "drawn", "called", "minkan", "kakan", "ankan", "nuki"]

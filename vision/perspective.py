@@ -2,11 +2,11 @@
 
 A player beside the owner, photographing the winning hand from their seat, sees its row run away
 from the camera: the far tiles are half the size of the near ones, or less, and the closer look
-(`vision.recognize.turned_view`, a rotation and a scale) shows them too small for the detector.
+(`vision.frame.turned_view`, a rotation and a scale) shows them too small for the detector.
 The row's own boxes say how fast the tiles shrink along it; a homography that undoes that shrink
 (`rectified_view`) shows the detector every tile of the row at one size, and maps its boxes back.
 
-Frame units throughout (`vision.recognize.Frame`: the photo turned so the row is level). On a
+Frame units throughout (`vision.frame.Frame`: the photo turned so the row is level). On a
 plane seen in perspective, a tile's image height is inversely proportional to its depth, which
 is linear along the row: so the height is linear in the frame's x, size(x) = a + b·x, and the map
 X = (x − x_ref)·h_ref / size(x), Y = y0 + (y − y0)·h_ref / size(x) is a homography that gives

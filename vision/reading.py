@@ -87,7 +87,7 @@ MAX_KEEP = 2
 # tune9_x3 / tune9: 247 / 163 / 305 -> 249 / 164 / 306, none lost (0.5: +2 -1 / +1 / +1; 2: none);
 # held-out det_test_x3g 252, det_test_x1g 223, det_test_h 114 unchanged.
 PEN_WIDE = 1.0
-# An added kan's two tiles boxed as one (`vision.recognize.PAIR_WIDE`): the box's two parts laid out
+# An added kan's two tiles boxed as one (`vision.sideways.PAIR_WIDE`): the box's two parts laid out
 # instead of it (and with each of a meld's split boxes left out too, see PEN_SPLIT), when no reading
 # is sure, at this cost. Session 20, shipped models: tune9_x3 146 -> 152/200, tune9 273 -> 276/400
 # (PEN_PAIR 1: 151 and 275; parts of one face read surely tried for a sure reading too: 152 and 275;

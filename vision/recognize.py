@@ -1,11 +1,14 @@
-"""Tile boxes → read tiles in the hand's own frame.
+"""Tile boxes → read tiles in the hand's own frame: the recogniser's steps, in order.
 
-The detector gives axis-aligned boxes in the photo, whatever way the phone was held. Here we
-find the hand row (the longest line of similar, touching tiles), turn the photo so that row runs
-left to right, decide for each tile whether it lies sideways (its long side along the row),
-crop it upright and classify it. The classifier's second head says whether a face is upside
-down; the majority over the row tells which side of the row its owner sits on, so a photo taken
-from across the table (or upside down) reads like an upright one.
+detect → row → frame → classify. The detector gives axis-aligned boxes in the photo, whatever way
+the phone was held. Here we find the hand row among them (`vision.rows`: the longest line of
+similar, touching tiles), turn the photo so that row runs left to right (`vision.frame`), detect
+again on the turned photo when the row is tilted or small, decide for each tile whether it lies
+sideways (`vision.sideways`), crop it upright and classify it. The classifier's second head says
+whether a face is upside down; the majority over the row tells which side of the row its owner
+sits on, so a photo taken from across the table (or upside down) reads like an upright one.
+Those three modules are box and pixel geometry alone; here stay the detector's and classifier's
+passes and the rules between them (faint boxes filling the row's gaps, the owner's side).
 
 Output: one `TileDetection` per detected tile, with its box in the photo *and* in the hand frame
 (row horizontal, owner at the bottom, photo pixel units) for `vision.layout`.
@@ -14,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import math
-import statistics
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
@@ -23,12 +25,17 @@ from typing import Callable, Protocol, Sequence
 import cv2
 import numpy as np
 
+# (`vision.frame.REGION_SIDE` and `vision.sideways`' pair constants are read here through their module,
+# so a sweep or a test that sets one there changes what this module reads too)
+import vision.frame
+import vision.sideways
 from vision.boxes import box_areas, intersections, long_sides
 from vision.classes import BACK, CLASS_INDEX, HALF_TURN_SYMMETRIC, SUITS, TILE_CLASSES, plain
 from vision.detect import STRIDE, PartRule, drop_parts
-from vision.perspective import photo_under, rectified_view, row_shrink, shrink_ratio
-
-BoxT = tuple[float, float, float, float]
+from vision.frame import BoxT, Frame, extract_patch, frame_box_to_photo_box, turn_frame, turned_boxes, turned_view
+from vision.perspective import rectified_view, row_shrink, shrink_ratio
+from vision.rows import Row, find_rows, longest_run, row_lines
+from vision.sideways import on_base, pair_boxes, sideways_flags, stack_bases
 
 
 @dataclass(frozen=True)
@@ -95,318 +102,8 @@ class TileDetection:
         return replace(self, label=label, confidence=self.prob(label))
 
 
-# a row box that may hold an added kan's two tiles, and its two parts read apart (see `_pair_boxes`)
+# a row box that may hold an added kan's two tiles, and its two parts read apart (see `pair_boxes`)
 Pair = tuple[int, TileDetection, TileDetection]
-
-
-# --------------------------------------------------------------------------------------------
-# Finding the hand row (any angle)
-
-
-@dataclass(frozen=True)
-class Row:
-    indices: tuple[int, ...]  # member tiles, ordered along `direction`
-    point: tuple[float, float]  # a point on the fitted line
-    direction: tuple[float, float]  # unit vector along the row
-    unit: float  # typical tile size (sqrt of box area) of the members
-    score: float
-
-    @property
-    def angle(self) -> float:
-        """Direction of the row in degrees, image coordinates (x right, y down), in (-90, 90]."""
-        a = math.degrees(math.atan2(self.direction[1], self.direction[0]))
-        if a <= -90:
-            a += 180
-        elif a > 90:
-            a -= 180
-        return a
-
-
-def find_rows(boxes: np.ndarray, *, max_tilt: float | None = None, limit: int = 5,
-              weights: np.ndarray | None = None, lines: "RowLines | None" = None) -> list[Row]:
-    """Lines of similar-sized tiles whose centres are collinear and close to each other.
-
-    A RANSAC-like search: every pair of neighbouring tiles proposes a line; its support is the
-    chain of tiles near that line with no large gap. The score favours many and large tiles (the
-    hand is the row nearest the camera, walls and discards are smaller or shorter). `max_tilt`
-    (degrees) limits the lines to near-horizontal ones (used once the photo is deskewed).
-    `weights` (per tile, default 1) say how much a tile counts toward a row's score, e.g. less
-    for a face-down tile (walls); rows are scored before overlapping ones are dropped, so a
-    wall in line with a hand cannot hide the hand's own row. `lines` = `row_lines(boxes,
-    max_tilt)` computed before (the search does not depend on `weights`: scoring again with
-    other weights need not search again).
-    """
-    found = lines if lines is not None else row_lines(boxes, max_tilt=max_tilt)
-    if not found.lines:
-        return list(found.fallback)
-    rows = []
-    for ordered, point, d, unit in found.lines:
-        members = list(ordered)
-        score = float((len(members) if weights is None else float(np.sum(weights[members]))) * unit)
-        rows.append(Row(ordered, point, d, unit, score))
-    rows.sort(key=lambda r: -r.score)
-    return _distinct(rows)[:limit]
-
-
-@dataclass(frozen=True)
-class RowLines:
-    """The candidate lines of `find_rows` before scoring: (ordered members, point, direction,
-    median member size) each; `fallback` when there is none (a lone tile)."""
-
-    lines: tuple[tuple[tuple[int, ...], tuple[float, float], tuple[float, float], float], ...]
-    fallback: tuple[Row, ...] = ()
-
-
-def row_lines(boxes: np.ndarray, *, max_tilt: float | None = None) -> RowLines:
-    """Every distinct chain of tiles along a line proposed by a pair of neighbours (see `find_rows`)."""
-    boxes = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    n = len(boxes)
-    if n == 0:
-        return RowLines(())
-    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
-    wh = np.maximum(boxes[:, 2:] - boxes[:, :2], 1e-6)
-    sizes = np.sqrt(wh[:, 0] * wh[:, 1])
-    if n == 1:
-        return RowLines((), (Row((0,), tuple(centres[0]), (1.0, 0.0), float(sizes[0]), float(sizes[0])),))
-
-    diff = centres[None, :, :] - centres[:, None, :]
-    dist = np.hypot(diff[..., 0], diff[..., 1])
-    big = np.maximum(sizes[:, None], sizes[None, :])
-    ratio = big / np.minimum(sizes[:, None], sizes[None, :])
-    ii, jj = np.nonzero((dist < 1.9 * big) & (ratio < 1.6) & np.triu(np.ones((n, n), bool), 1))
-    seen: dict[tuple[int, ...], tuple] = {}
-    tried: set[tuple[int, ...]] = set()
-    for i, j in zip(ii.tolist(), jj.tolist()):
-        d = diff[i, j] / max(dist[i, j], 1e-9)
-        if max_tilt is not None and abs(d[1]) > math.sin(math.radians(max_tilt)):
-            continue
-        unit = (sizes[i] + sizes[j]) / 2
-        chain = _chain(centres, sizes, centres[i], d, unit, seed=i)
-        if len(chain) < 2:
-            continue
-        first = tuple(chain)
-        if first in tried:  # the neighbours of one row propose the same chain: refit it once
-            continue
-        tried.add(first)
-        # refit the line on the chain and collect again (walls of two-high stacks, perspective)
-        pts = centres[list(chain)].astype(np.float32)
-        vx, vy, x0, y0 = cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-        d2 = np.array([vx, vy], float)
-        if d2 @ d < 0:
-            d2 = -d2
-        if max_tilt is None or abs(d2[1]) <= math.sin(math.radians(max_tilt)):
-            unit2 = float(statistics.median(sizes[list(chain)].tolist()))  # (np.median's value, faster)
-            chain2 = _chain(centres, sizes, np.array([x0, y0]), d2, unit2, seed=i)
-            if i in chain2 and len(chain2) >= len(chain):
-                chain, d, unit = chain2, d2, unit2
-        # once more through the longest stretch without a gap: tiles in line beyond a gap (a
-        # wall's end, discards) can pull the line off the hand's and cost it its end tiles
-        core = _longest_run(centres, chain, d, unit)
-        if 3 <= len(core) < len(chain):
-            vx, vy, x0, y0 = cv2.fitLine(centres[core].astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
-            d3 = np.array([vx, vy], float)
-            d3 = d3 if d3 @ d >= 0 else -d3
-            if max_tilt is None or abs(d3[1]) <= math.sin(math.radians(max_tilt)):
-                chain3 = _chain(centres, sizes, np.array([x0, y0]), d3, unit, seed=i)
-                if i in chain3 and set(core) <= set(chain3) and len(chain3) <= len(chain):
-                    chain, d = chain3, d3
-        if max_tilt is not None:  # (rows of a level frame only: at any angle, other rows cross)
-            chain = _extend(centres, sizes, chain, d, unit)
-        key = tuple(sorted(chain))
-        if key in seen:
-            continue
-        if d[0] < 0 or (d[0] == 0 and d[1] < 0):
-            d = -d
-        t = (centres[list(chain)] - centres[i]) @ d
-        ordered = tuple(int(k) for _, k in sorted(zip(t.tolist(), chain)))
-        seen[key] = (ordered, tuple(map(float, centres[i])), (float(d[0]), float(d[1])),
-                     float(statistics.median(sizes[list(chain)].tolist())))
-    if not seen:  # no two tiles side by side: every tile is its own "row"
-        k = int(np.argmax(sizes))
-        return RowLines((), (Row((k,), tuple(centres[k]), (1.0, 0.0), float(sizes[k]), float(sizes[k])),))
-    return RowLines(tuple(seen.values()))
-
-
-def _chain(centres, sizes, origin, d, unit, seed) -> list[int]:
-    """Tiles within a band around the line, linked to `seed` without a gap > ~2 tiles."""
-    normal = np.array([-d[1], d[0]])
-    rel = centres - origin
-    off = np.abs(rel @ normal)
-    t = rel @ d
-    ok = (off < 0.42 * unit) & (sizes > 0.62 * unit) & (sizes < 1.6 * unit)
-    ok[seed] = True
-    idx = np.nonzero(ok)[0]
-    order = idx[np.argsort(t[idx])]
-    pos = int(np.nonzero(order == seed)[0][0])
-    lo = hi = pos
-    def linked(a: int, b: int) -> bool:
-        """Melds lie up to ~2 tiles from what is before them; up to ~2.5 if squarely in line."""
-        step = abs(t[b] - t[a])
-        return step < 3.2 * unit or (step < 4.0 * unit and off[b] < 0.2 * unit)
-
-    while lo > 0 and linked(order[lo], order[lo - 1]):
-        lo -= 1
-    while hi < len(order) - 1 and linked(order[hi], order[hi + 1]):
-        hi += 1
-    return [int(k) for k in order[lo : hi + 1]]
-
-
-def _extend(centres, sizes, chain, d, unit) -> list[int]:
-    """The chain, followed on at each end by tiles in line with its last few tiles rather than
-    with the whole line (a line fitted over a row of standing, flat and face-down tiles, whose
-    centres lie at different heights, can lean enough to lose a meld a gap away at an end)."""
-    t = (centres @ d).tolist()
-    off = (centres @ np.array([-d[1], d[0]])).tolist()
-    ok = ((sizes > 0.62 * unit) & (sizes < 1.6 * unit)).tolist()
-    order = sorted(chain, key=lambda k: t[k])
-    members = set(order)
-    others = [k for k in range(len(t)) if ok[k] and k not in members]
-    for side in (1, -1):
-        while others:
-            end = order[-1] if side > 0 else order[0]
-            last = order[-4:] if side > 0 else order[:4]
-            if len(last) >= 3:  # the end tiles run at another angle: another row crossing this line
-                mt, mo = sum(t[k] for k in last) / len(last), sum(off[k] for k in last) / len(last)
-                var = sum((t[k] - mt) ** 2 for k in last)
-                if var > 0 and abs(sum((t[k] - mt) * (off[k] - mo) for k in last) / var) > 0.1:
-                    break
-            level = statistics.median(off[k] for k in (last[-3:] if side > 0 else last[:3]))
-            best, best_step = None, 3.2 * unit
-            for k in others:
-                step = side * (t[k] - t[end])
-                if 0.3 * unit < step < best_step and abs(off[k] - level) < 0.42 * unit:
-                    best, best_step = k, step
-            if best is None:
-                break
-            members.add(best)
-            others.remove(best)
-            order = order + [best] if side > 0 else [best] + order
-    # and a tile lying midway between two of its tiles that leave room for it, at their level,
-    # is the row's too (a chain collected along a line drawn askew by tiles beyond its ends can
-    # pass one by)
-    for k in others:
-        pos = next((p for p in range(1, len(order)) if t[order[p - 1]] < t[k] < t[order[p]]), None)
-        if pos is None:
-            continue
-        a, b = order[pos - 1], order[pos]
-        if t[b] - t[a] > 1.3 * unit and abs(t[k] - (t[a] + t[b]) / 2) < 0.3 * unit \
-                and abs(off[k] - (off[a] + off[b]) / 2) < 0.42 * unit:
-            order.insert(pos, k)
-    return order
-
-
-def _longest_run(centres, chain, d, unit) -> list[int]:
-    """The longest stretch of the chain whose neighbours lie less than ~1 tile apart."""
-    order = sorted(chain, key=lambda k: centres[k] @ d)
-    best, start = (0, 1), 0
-    for k in range(1, len(order) + 1):
-        if k == len(order) or (centres[order[k]] - centres[order[k - 1]]) @ d > 2.0 * unit:
-            if k - start > best[1] - best[0]:
-                best = (start, k)
-            start = k
-    return order[best[0]:best[1]]
-
-
-def _distinct(rows: list[Row]) -> list[Row]:
-    """Drop rows that are mostly a subset of a better one."""
-    kept: list[Row] = []
-    for r in rows:
-        s = set(r.indices)
-        if all(len(s & set(k.indices)) < 0.5 * len(s) for k in kept):
-            kept.append(r)
-    return kept
-
-
-# --------------------------------------------------------------------------------------------
-# The hand frame
-
-
-@dataclass(frozen=True)
-class Frame:
-    """Photo → hand frame: rotate by `angle` degrees about `centre` (frame = R·(p − centre))."""
-
-    angle: float
-    centre: tuple[float, float]
-
-    @property
-    def matrix(self) -> np.ndarray:
-        a = math.radians(self.angle)
-        return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-
-    @property
-    def affine(self) -> np.ndarray:
-        """3×3 (homogeneous): photo point → frame point, for composing with a homography."""
-        rot = self.matrix
-        return np.vstack([np.hstack([rot, -(rot @ np.array(self.centre))[:, None]]), [0.0, 0.0, 1.0]])
-
-    def to_frame(self, pts: np.ndarray) -> np.ndarray:
-        return (np.asarray(pts, float) - self.centre) @ self.matrix.T
-
-    def to_photo(self, pts: np.ndarray) -> np.ndarray:
-        return np.asarray(pts, float) @ self.matrix + self.centre
-
-    def boxes_to_frame(self, boxes: np.ndarray) -> np.ndarray:
-        """Axis-aligned photo boxes → frame boxes of the tiles inside them.
-
-        A tile w×h turned by angle a fills a photo box W = w|cos a| + h|sin a|,
-        H = w|sin a| + h|cos a|; we solve for (w, h). Only well-posed away from 45°, so callers
-        re-detect on a turned image when the residual angle is large (see `recognize`).
-        """
-        boxes = np.asarray(boxes, float).reshape(-1, 4)
-        c = self.to_frame(np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], 1))
-        W, H = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
-        a = math.radians(self.angle)
-        ca, sa = abs(math.cos(a)), abs(math.sin(a))
-        det = ca * ca - sa * sa
-        if abs(det) < 0.35:
-            w, h = W, H  # hopeless; callers avoid this case
-        else:
-            w = (W * ca - H * sa) / det
-            h = (H * ca - W * sa) / det
-            floor = 0.25 * np.minimum(W, H)
-            w, h = np.maximum(w, floor), np.maximum(h, floor)
-        return np.stack([c[:, 0] - w / 2, c[:, 1] - h / 2, c[:, 0] + w / 2, c[:, 1] + h / 2], 1)
-
-    def boxes_to_photo(self, boxes: np.ndarray) -> np.ndarray:
-        """Frame boxes → the axis-aligned photo boxes around them (N×4; see `frame_box_to_photo_box`)."""
-        return np.array([frame_box_to_photo_box(self, b) for b in np.asarray(boxes, float).reshape(-1, 4)],
-                        float).reshape(-1, 4)
-
-    def turned(self, degrees: float) -> "Frame":
-        return Frame((self.angle + degrees) % 360.0, self.centre)
-
-
-def frame_box_to_photo_box(frame: Frame, fb: Sequence[float]) -> BoxT:
-    """Axis-aligned photo box around a frame box (for drawing and for the JSON)."""
-    x1, y1, x2, y2 = fb
-    corners = frame.to_photo(np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))
-    return (float(corners[:, 0].min()), float(corners[:, 1].min()),
-            float(corners[:, 0].max()), float(corners[:, 1].max()))
-
-
-def extract_patch(image: np.ndarray, frame: Frame, fb: Sequence[float], *, margin: float = 0.3,
-                  max_side: int = 320) -> tuple[np.ndarray, BoxT]:
-    """The photo's pixels around a frame box, turned so the row is horizontal, and the tile's
-    box inside that patch (for `crop_tile`, which adds its own margin, as in training).
-
-    `warpAffine` computes only the destination patch, so cutting a tile out of a 12-MP photo
-    costs about as much as the patch itself.
-    """
-    x1, y1, x2, y2 = fb
-    bw, bh = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
-    w, h = bw * (1 + 2 * margin), bh * (1 + 2 * margin)
-    scale = min(1.0, max_side / max(w, h))
-    pw, ph = max(int(round(w * scale)), 2), max(int(round(h * scale)), 2)
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    r_inv = frame.matrix.T  # frame → photo rotation
-    # destination (u, v) → frame (cx + (u - pw/2)/scale, cy + (v - ph/2)/scale) → photo
-    lin = r_inv / scale
-    off = r_inv @ np.array([cx - pw / 2 / scale, cy - ph / 2 / scale]) + np.array(frame.centre)
-    m = np.hstack([lin, off[:, None]]).astype(np.float64)
-    patch = cv2.warpAffine(image, m, (pw, ph), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                           borderMode=cv2.BORDER_REPLICATE)
-    inner = (pw / 2 - bw * scale / 2, ph / 2 - bh * scale / 2, pw / 2 + bw * scale / 2, ph / 2 + bh * scale / 2)
-    return patch, inner
 
 
 # --------------------------------------------------------------------------------------------
@@ -446,7 +143,7 @@ class Recognition:
     # side (its tiles; see `turned_around`: the reader reads it so when the hand is not found
     # elsewhere)
     other_side: tuple[int, ...] = ()
-    # row boxes that may hold an added kan's two tiles boxed as one (see `_pair_boxes`), read apart
+    # row boxes that may hold an added kan's two tiles boxed as one (see `pair_boxes`), read apart
     # on the first call (the reading step asks only when no reading is sure): (the box's index, its
     # lower part read as the sideways tile, its upper part read as the tile added on it)
     read_pairs: Callable[[], tuple[Pair, ...]] = tuple
@@ -492,7 +189,6 @@ REDETECT_ABOVE = 10.0  # residual tilt (degrees) beyond which we detect again on
 # shipped models on 283 tune renders (seeds 800000+): 135 → 149 read exactly (a margin of 3 tiles
 # + 30 %: 133; 1 tile + 5 %: 150); on det_test_h (150 held-out renders) 54 → 64.
 HAND_REGION = (2.0, 0.15, 2.5)
-REGION_SIDE = 1024  # px: the hand's neighbourhood is cut from the photo at most this large
 # A level row is detected again too when its tiles' long side is under this many px in the
 # detector's input (a hand far from the camera): the hand's neighbourhood then fills the input.
 # Chosen end to end with the shipped models (ft4 e1 + run 8 e4) on tune renders: 300 of seeds
@@ -526,19 +222,9 @@ FRAME_TILT = 12.0  # the hand row, once turned level, leans less than this
 # in the hand row (see `_gap_boxes`): the middle one of touching blank white dragons scores near
 # the floor (real-dev: 0.256 at the photo's size, 0.245 when the same photo is sent at 12 MP).
 GAP_CONF = 0.1
-# Is a tile's long side along the row? Log-odds from its width and height against its row
-# neighbours' (a sideways tile is ~4/3 as wide and, lying flat, ~3/4 as high): fitted on rendered
-# rows of flat and standing tiles (seeds 800000+, not the held-out set). A row's first and last
-# tiles count their width half: nothing hides part of them, so standing end tiles look wider.
-WIDTH_WEIGHT = 19.6
-HEIGHT_WEIGHT = 33.0
-SHAPE_BIAS = -8.8
-HEIGHT_CAP = 1.45  # neighbours higher than this × a tile's height stand (a flat tile is no such)
 SYMMETRIC_OR_BACK = np.array([c in HALF_TURN_SYMMETRIC or c == BACK for c in TILE_CLASSES])
 PHOTO_UP_PRIOR = 2.0  # log-odds for the owner sitting at the photo's bottom edge (see the vote)
 SORT_WEIGHT = 1.0  # log-odds per pair of row neighbours of one suit in rising (or falling) order
-AMBIGUOUS = 6.0  # |log-odds| under which both ways are classified and the surer read helps decide
-# (4 → 6 with CROP_WEIGHT 4: oracle tune 831 → 833/851; shipped models on 300 tune renders 163 → 168)
 # How much "which way reads surer" weighs against the shape: log-odds per unit of
 # log(top p of the sideways crop / top p of the upright crop). Fitted with the shipped classifier
 # (run 6) on the hand-row tiles of 851 tune renders (seeds 800000+, oracle boxes): 4.3 against
@@ -553,117 +239,15 @@ CROP_WEIGHT = 4.0
 TOP_K = 8
 
 
-def _shape_features(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(log relative width, log relative height, row end?) of each tile (see `_sideways_flags`).
-
-    Relative to the row neighbours within three places: the width to a low percentile of theirs
-    (other sideways tiles nearby don't count), the height to a high percentile of those not much
-    higher than the tile itself (standing closed tiles next to a flat meld are no measure of it).
-    """
-    w = np.maximum(frame_boxes[:, 2] - frame_boxes[:, 0], 1e-6)
-    h = np.maximum(frame_boxes[:, 3] - frame_boxes[:, 1], 1e-6)
-    row = [int(i) for i in row]
-    base = row if row else list(range(len(w)))
-    ref_w = np.full(len(w), float(np.percentile(w[base], 35)))
-    ref_h = np.full(len(w), float(np.percentile(h[base], 65)))
-    end = np.zeros(len(w), bool)
-    if len(row) >= 4:
-        order = sorted(row, key=lambda i: frame_boxes[i, 0])
-        end[[order[0], order[-1]]] = True
-        for pos, i in enumerate(order):
-            near = [order[k] for k in range(max(0, pos - 3), min(len(order), pos + 4)) if k != pos]
-            ref_w[i] = float(np.percentile(w[near], 35))
-            comparable = [k for k in near if h[k] < HEIGHT_CAP * h[i]]
-            ref_h[i] = float(np.percentile(h[comparable], 65)) if comparable else h[i]
-    return np.log(w / ref_w), np.log(h / ref_h), end
-
-
-def _sideways_flags(frame_boxes: np.ndarray, row: Sequence[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(sideways, ambiguous, log-odds): is the tile's long side along the row?
-
-    Judged by the width along the row and the height across it, against the neighbouring row
-    tiles': widths, not aspect ratios, because a standing tile shows its top and a flat one is
-    foreshortened, so heights differ with posture — but a sideways tile lies flat and is lower
-    than its neighbours, flat or standing, while a standing end tile that looks wide is as high;
-    neighbours, not the whole row, because perspective makes far tiles smaller. Tiles whose
-    log-odds are near 0 are `ambiguous`: `recognize` classifies them both ways and weighs how
-    surely each way reads against this evidence.
-    """
-    log_w, log_h, end = _shape_features(frame_boxes, row)
-    log_odds = WIDTH_WEIGHT * np.where(end, 0.5, 1.0) * log_w - HEIGHT_WEIGHT * log_h + SHAPE_BIAS
-    return log_odds > 0, np.abs(log_odds) < AMBIGUOUS, log_odds
-
-
-def _on_base(boxes: np.ndarray, base: np.ndarray, reach: float = 1.8) -> np.ndarray:
-    """Mask of the boxes (frame units) lying on or under `base` as an added kan's stacked tile lies on
-    its base: over 0.4 of the narrower one's width along the row, the centres 0.3–`reach` of the base's
-    height apart across it (as `vision.layout.arrange` pairs them)."""
-    h = base[3] - base[1]
-    ov = np.minimum(boxes[:, 2], base[2]) - np.maximum(boxes[:, 0], base[0])
-    dy = np.abs((boxes[:, 1] + boxes[:, 3]) / 2 - (base[1] + base[3]) / 2)
-    return (ov > 0.4 * np.minimum(boxes[:, 2] - boxes[:, 0], base[2] - base[0])) & (dy >= 0.3 * h) & (dy <= reach * h)
-
-
-def _stack_bases(frame_boxes: np.ndarray, row: Sequence[int]) -> np.ndarray:
-    """Mask of the row's tiles another box lies on or under (`_on_base`)."""
-    out = np.zeros(len(frame_boxes), bool)
-    fb = frame_boxes
-    w = fb[:, 2] - fb[:, 0]
-    row = [int(k) for k in row]
-    for b in row:
-        ov = np.minimum(fb[:, 2], fb[b, 2]) - np.maximum(fb[:, 0], fb[b, 0])
-        hit = _on_base(fb, fb[b])
-        hit[b] = False
-        # (not a box of the row with another row box at its place besides the one on it: a box around a
-        # stack and its base, or a tile boxed twice, is no base)
-        same_place = [o for o in row if o != b and ov[o] > 0.65 * min(w[o], w[b])]
-        out[b] = any(not [o for o in same_place if o != t] for t in np.flatnonzero(hit))
-    return out
-
-
-# An added kan's tile lies beyond its sideways base (from the owner), and seen from low down the
-# two overlap so much that the detector often boxes them once: a box wider and taller than its row
-# neighbours (a sideways tile is wider but lower). On the tune renders the bases whose added tile
-# had no box were 1.13–1.39 times as wide and 1.03–1.25 as tall as their neighbours; plain
-# sideways tiles 0.95–1.51 wide but 0.72–1.04 tall (5–95 %). Such a box (at most MAX_PAIRS, the
-# tallest first) is also read as two sideways tiles: its lower PAIR_BASE as the base, its upper
-# PAIR_TOP as the added tile; the reading step lays them out instead of the box when no reading
-# is sure, at a cost (`vision.reading.PEN_PAIR`).
-PAIR_WIDE = 1.1
-PAIR_TALL = 1.0
-PAIR_BASE = 0.6
-PAIR_TOP = 0.5
-MAX_PAIRS = 2
-SURE_SIDEWAYS = 6.0  # log-odds given to a part of a pair box: an added kan's tiles both lie sideways
-
-
-def _pair_boxes(frame_boxes: np.ndarray, row: Sequence[int], k: int = 4) -> list[int]:
-    """The row's boxes that may hold two tiles of an added kan (see PAIR_WIDE), tallest first:
-    sizes against the median of the `k` row neighbours nearest along the row (near tiles are larger)."""
-    row = sorted((int(i) for i in row), key=lambda i: frame_boxes[i, 0] + frame_boxes[i, 2])
-    if len(row) < 5:
-        return []
-    fb = frame_boxes
-    cx = (fb[row, 0] + fb[row, 2]) / 2
-    found = []
-    for n, i in enumerate(row):
-        near = [row[m] for m in np.argsort(np.abs(cx - cx[n])) if m != n][:k]
-        w, h = np.median(fb[near, 2] - fb[near, 0]), np.median(fb[near, 3] - fb[near, 1])
-        tall = (fb[i, 3] - fb[i, 1]) / max(h, 1e-6)
-        if (fb[i, 2] - fb[i, 0]) >= PAIR_WIDE * w and tall >= PAIR_TALL:
-            found.append((tall, i))
-    return [i for _, i in sorted(found, reverse=True)[:MAX_PAIRS]]
-
-
 def _split_pairs(classifier: Classifier, image: np.ndarray, frame: Frame, frame_boxes: np.ndarray,
                  found: Sequence[int], scores: np.ndarray) -> tuple[Pair, ...]:
-    """Each of the boxes `found` (`_pair_boxes`; frame: owner towards +y) read as an added kan's
+    """Each of the boxes `found` (`pair_boxes`; frame: owner towards +y) read as an added kan's
     base and the tile on it."""
     parts = []
     for i in found:
         x1, y1, x2, y2 = frame_boxes[i]
         h = y2 - y1
-        parts += [(x1, y2 - PAIR_BASE * h, x2, y2), (x1, y1, x2, y1 + PAIR_TOP * h)]
+        parts += [(x1, y2 - vision.sideways.PAIR_BASE * h, x2, y2), (x1, y1, x2, y1 + vision.sideways.PAIR_TOP * h)]
     parts_fb = np.array(parts, float)
     probs, flips = _classify(classifier, image, frame, parts_fb, np.ones(len(parts_fb), bool))
     out = []
@@ -674,7 +258,7 @@ def _split_pairs(classifier: Classifier, image: np.ndarray, frame: Frame, frame_
             fbox = tuple(float(v) for v in parts_fb[j])
             read.append(TileDetection(frame_box_to_photo_box(frame, fbox), fbox, cands[0].label,
                                       90 if flips[j][1] > flips[j][0] else 270, cands[0].prob, cands,
-                                      float(scores[i]), side_odds=SURE_SIDEWAYS))
+                                      float(scores[i]), side_odds=vision.sideways.SURE_SIDEWAYS))
         out.append((i, read[0], read[1]))
     return tuple(out)
 
@@ -698,57 +282,6 @@ def _near_row(frame_boxes: np.ndarray, row: Sequence[int], reach: float = 3.3,
     x1, x2 = rb[:, 0].min() - reach * long_side, rb[:, 2].max() + reach * long_side
     cx = (frame_boxes[:, 0] + frame_boxes[:, 2]) / 2
     return near & (cx > x1) & (cx < x2)
-
-
-@dataclass(frozen=True)
-class TurnedView:
-    """What the second detection looks at: the photo turned into the hand frame (and cut to the hand's
-    neighbourhood), with `pixel = scale · frame point + origin`. Training data for that pass is cut
-    through the same function, so the detector learns exactly the view it is given."""
-
-    image: np.ndarray
-    scale: float
-    origin: tuple[float, float]
-
-    def to_frame(self, boxes: np.ndarray) -> np.ndarray:
-        """Boxes in this view's pixels → frame units."""
-        ox, oy = self.origin
-        return (np.asarray(boxes, float).reshape(-1, 4) - [ox, oy, ox, oy]) / self.scale
-
-    def photo_to_view(self, frame: Frame, pts: np.ndarray) -> np.ndarray:
-        """Photo points (N×2) → this view's pixels."""
-        return frame.to_frame(pts) * self.scale + self.origin
-
-
-def turned_view(image: np.ndarray, frame: Frame, max_side: int = 1600,
-                region: Sequence[float] | None = None) -> TurnedView | None:
-    """The photo turned into `frame` on a square canvas of its diagonal (shrunk to `max_side`), or
-    with `region` (a frame box) only that part of it, cut from the photo at up to REGION_SIDE px:
-    the detector then sees the hand's tiles larger than on the whole canvas (the diagonal square)
-    or, for a far hand, than on the whole photo. None when the region lies outside the photo."""
-    h, w = image.shape[:2]
-    scale = min(1.0, max_side / max(h, w))
-    if region is not None:  # the hand cut at up to REGION_SIDE px across (the detector's input is smaller)
-        scale = min(1.0, REGION_SIDE / max(region[2] - region[0], region[3] - region[1], 1.0))
-    side = int(math.ceil(math.hypot(h * scale, w * scale)))
-    rot = frame.matrix  # turned = R·(scale·p) + side/2 − scale·R·centre, with p the photo's pixels
-    offset = np.array([side / 2, side / 2]) - scale * (rot @ np.array(frame.centre))
-    x0, y0, x1, y1 = 0, 0, side, side
-    if region is not None:  # the part of the canvas kept, clipped to it
-        rx1, ry1, rx2, ry2 = (int(round(v * scale + side / 2)) for v in region)
-        x0, y0 = max(0, rx1), max(0, ry1)
-        x1, y1 = max(x0 + 1, min(side, rx2)), max(y0 + 1, min(side, ry2))
-    # only the photo's pixels under that part are resized (a 12-MP photo costs what the hand does)
-    corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], float)
-    src = (corners - offset) @ rot / scale  # canvas → photo (R is a rotation: R⁻¹ = Rᵀ)
-    cut = photo_under(image, src, scale)
-    if cut is None:
-        return None
-    part, (px0, py0, _, _) = cut
-    shift = offset + scale * (rot @ np.array([px0, py0], float))
-    m = np.hstack([rot, (shift - [x0, y0])[:, None]])  # warp only that part: nothing is cut away after
-    turned = cv2.warpAffine(part, m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-    return TurnedView(turned, scale, (side / 2 - x0, side / 2 - y0))
 
 
 def _second_floor(detector: Detector) -> float | None:
@@ -810,7 +343,7 @@ def _redetect_rectified(image: np.ndarray, detector: Detector, frame: Frame,
     shrink = row_shrink(row_boxes)
     if shrink is None:
         return None
-    view = rectified_view(image, frame.affine, shrink, row_boxes, hand_region, REGION_SIDE)
+    view = rectified_view(image, frame.affine, shrink, row_boxes, hand_region, vision.frame.REGION_SIDE)
     if view is None:
         return None
     fb, sc = _detect_view(detector, view.image, cut=True)
@@ -908,7 +441,7 @@ def _seen_before(faint: tuple[np.ndarray, np.ndarray], frame: Frame, survey: Sur
 
 
 # After a second detection, its faint boxes (SECOND_GAP_CONF up to its floor) may also be an added
-# kan's stacked tile, lying on a tile of the row (`_on_base`). A closer look scores that tile low
+# kan's stacked tile, lying on a tile of the row (`on_base`). A closer look scores that tile low
 # when it lies on its base seen nearly end on (the close-framed renders, session 28: the stacked
 # tile is the kind the detector boxes least, and a kan read as a pon is read wrong and sure). Such
 # a box is taken only when it and its base, both cut lying, read as one face (`recognize`), so the
@@ -920,7 +453,7 @@ MAX_STACK_FAINT = 2
 def _stacked_faint(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarray,
                    faint_scores: np.ndarray) -> list[tuple[int, int]]:
     """(faint box, its base) pairs: a faint box (frame units) lying on the row tile it overlaps most
-    (`_on_base`), which no found box lies on yet, overlapping no row box by much and hardly any box
+    (`on_base`), which no found box lies on yet, overlapping no row box by much and hardly any box
     off the row (a stacked tile found already). Surest first, one per base. (Any row tile: before
     its crop is read, a sideways tile's shape often says upright.)"""
     if len(row) < 3 or not len(faint):
@@ -929,7 +462,7 @@ def _stacked_faint(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarra
     row_boxes = frame_boxes[row]
     taken = [b for k, b in enumerate(frame_boxes) if k not in row]  # (off the row: a stacked tile found)
     # (not a base a found box already lies on within a tile's height: its stacked tile is found)
-    bases = [b for b in row if not _on_base(frame_boxes, frame_boxes[b], 1.2).any()]
+    bases = [b for b in row if not on_base(frame_boxes, frame_boxes[b], 1.2).any()]
     out: list[tuple[int, int]] = []
     for j in np.argsort(-faint_scores):
         b = faint[j]
@@ -939,7 +472,7 @@ def _stacked_faint(frame_boxes: np.ndarray, row: Sequence[int], faint: np.ndarra
             continue
         # (on the row tile it overlaps most along the row, as `vision.layout` pairs a stacked tile)
         base = row[int(np.argmax(np.minimum(b[2], row_boxes[:, 2]) - np.maximum(b[0], row_boxes[:, 0])))]
-        if base in bases and _on_base(faint[j:j + 1], frame_boxes[base])[0]:
+        if base in bases and on_base(faint[j:j + 1], frame_boxes[base])[0]:
             out.append((int(j), base))
             bases.remove(base)
             taken.append(b)
@@ -995,7 +528,7 @@ def _level(frame_boxes: np.ndarray, row: Sequence[int]) -> float:
     sizes = np.sqrt(np.prod(np.maximum(frame_boxes[:, 2:] - frame_boxes[:, :2], 1e-6), axis=1))
     if len(row) < 4:
         return 0.0
-    core = _longest_run(centres, list(row), np.array([1.0, 0.0]), float(np.median(sizes[list(row)])))
+    core = longest_run(centres, list(row), np.array([1.0, 0.0]), float(np.median(sizes[list(row)])))
     if len(core) < 4:
         return 0.0
     pts = centres[core]
@@ -1005,21 +538,6 @@ def _level(frame_boxes: np.ndarray, row: Sequence[int]) -> float:
         return 0.0  # not one straight line (standing and flat tiles side by side): leave it
     delta = -math.degrees(math.atan2(vy, vx) if vx > 0 else math.atan2(-vy, -vx))
     return delta if 1.5 < abs(delta) < 10.0 else 0.0
-
-
-def _turn_frame(frame: Frame, frame_boxes: np.ndarray, degrees: float) -> tuple[Frame, np.ndarray]:
-    """The frame turned by a few degrees more, and the boxes turned with it (`turned_boxes`)."""
-    return Frame(frame.angle + degrees, frame.centre), turned_boxes(frame_boxes, degrees)
-
-
-def turned_boxes(frame_boxes: np.ndarray, degrees: float) -> np.ndarray:
-    """Frame boxes (N×4) as seen from the frame turned by a few degrees more about the same centre: their
-    centres turned, their sizes kept (they barely change for so small a turn)."""
-    a = math.radians(degrees)
-    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    c = ((frame_boxes[:, :2] + frame_boxes[:, 2:]) / 2) @ rot.T
-    half = (frame_boxes[:, 2:] - frame_boxes[:, :2]) / 2
-    return np.hstack([c - half, c + half])
 
 
 # `tidy_boxes`: a box this much covered by another is the same tile twice.
@@ -1317,7 +835,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     if level:  # the row still leans (its line was drawn off by tiles in line beyond a gap)
         if second_faint is not None:
             second_faint = (turned_boxes(second_faint[0], level), second_faint[1])
-        frame, frame_boxes = _turn_frame(frame, frame_boxes, level)
+        frame, frame_boxes = turn_frame(frame, frame_boxes, level)
         row_idx, frame_rows = frame_row()
     # a tile missing from the row: one the detector barely saw (a faint box) in a gap; after a
     # second detection, one the first detection found and the second did not, just beyond an
@@ -1362,7 +880,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
                 frame_boxes, photo_boxes, scores, p_back, row_idx = _grown(
                     (frame_boxes, photo_boxes, scores, p_back, row_idx), second_faint[0][j],
                     frame.boxes_to_photo(second_faint[0][j]), second_faint[1][j], np.zeros(len(j)), in_row=False)
-    sideways, ambiguous, shape_odds = _sideways_flags(frame_boxes, row_idx)
+    sideways, ambiguous, shape_odds = sideways_flags(frame_boxes, row_idx)
     wanted = np.ones(len(frame_boxes), bool) if classify_all else _near_row(frame_boxes, row_idx)
     band = _near_row(frame_boxes, row_idx, 2.2, along=True)  # (the row's own, a kan's stacked tile, the drawn tile)
     if len(frame_rows) > 1:  # the runner-up row too: the reading step may find the hand there
@@ -1383,7 +901,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
     # a row tile another box lies on is read both ways too (an added kan's base often looks upright and then
     # reads as another face: the layout pairs it with the stacked tile by its sideways read); its shape
     # alone still says which way it lies
-    stack_base = _stack_bases(frame_boxes, row_idx) & band & ~ambiguous
+    stack_base = stack_bases(frame_boxes, row_idx) & band & ~ambiguous
     twice = todo[(ambiguous | stack_base)[todo]]
     timings["geometry_ms"] = (time.perf_counter() - t1) * 1000 - timings.get("redetect_ms", 0.0)
 
@@ -1461,7 +979,7 @@ def recognize(image: np.ndarray, detector: Detector, classifier: Classifier, *,
             turned = _top_candidates(other_way[k])
         tiles.append(TileDetection(pbox, fbox, cands[0].label, rotation, cands[0].prob, cands, float(scores[k]), turned,
                                    float(shape_odds[k])))
-    found = _pair_boxes(frame_boxes, row_idx) if MAX_PAIRS else []
+    found = pair_boxes(frame_boxes, row_idx) if vision.sideways.MAX_PAIRS else []
     read_pairs = functools.cache(functools.partial(_split_pairs, classifier, image, frame, frame_boxes, found, scores)) \
         if found else tuple
     return Recognition(tiles, frame, tuple(int(i) for i in row_idx), (w, h), timings, len(others), survey, other_side,

@@ -5,7 +5,7 @@ tiles are < 40 px in the 512 input, `vision.recognize._small_for`, or the row is
 the boxes it then reads come from that pass. Its input is not the whole photo: it is the hand's
 neighbourhood (`vision.recognize.hand_region`: the row + 2 tiles + 15 % of its length beyond each
 end, 2.5 tiles above and below), turned so the row is level, cut at up to `REGION_SIDE` px
-(`vision.recognize.turned_view`) and then letterboxed — a wide flat strip with the tiles ~20–25 px
+(`vision.frame.turned_view`) and then letterboxed — a wide flat strip with the tiles ~20–25 px
 wide in the 512 input. This module cuts that view from the LABELS through the reader's own
 `turned_view`, so the detector can be trained on exactly what it is given there:
 
@@ -34,7 +34,8 @@ import cv2
 import numpy as np
 
 from vision.boxes import long_sides
-from vision.recognize import Frame, TurnedView, hand_region, turned_view
+from vision.frame import Frame, TurnedView, turned_view
+from vision.recognize import hand_region
 
 from .turn import closed_row, line_direction, read_rows, tile_boxes, write_example, write_rows
 

@@ -331,7 +331,7 @@ def degraded(params: dict) -> bool:
 def hand_frame(tiles: list[dict]):
     """The hand's frame as the reader sets it: the hand tiles (in hand order) run left to right,
     the owner's up is the row direction turned a quarter counter-clockwise."""
-    from vision.recognize import Frame
+    from vision.frame import Frame
 
     cs = np.array([np.mean(t["quad"], axis=0) for t in tiles])
     d = cs[-1] - cs[0] if len(cs) > 1 else np.array([1.0, 0.0])
@@ -351,7 +351,7 @@ def frame_box(frame, tile: dict) -> np.ndarray:
 
 def _own_frame(tile: dict):
     """A frame in which this tile's printed face stands upright (for tiles outside the hand)."""
-    from vision.recognize import Frame
+    from vision.frame import Frame
 
     q = np.array(tile["quad"], float)
     up = (q[0] + q[1]) / 2 - (q[3] + q[2]) / 2
@@ -390,7 +390,7 @@ def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_
                      turn_hand: float = 0.0, offset: tuple[float, float, float, float] | None = None,
                      keep_patch: bool = False) -> list[PhotoTileCrop]:
     """Cut the labelled tiles of a rendered photo (`PhotoLabels.to_json()["tiles"]`) as the reader
-    does: photo turned into the hand's frame (`vision.recognize.extract_patch`), the box a detector
+    does: photo turned into the hand's frame (`vision.frame.extract_patch`), the box a detector
     draws (the tile's visible pixels), `crop_tile` with the tile's true sideways flag. Tiles outside
     the hand (`hand_only=False`) are cut in a frame of their own in which their face is upright,
     then turned 180° half of the time (`rng`); hand tiles with probability `turn_hand` (a hand
@@ -398,7 +398,7 @@ def photo_tile_crops(image: np.ndarray, tiles: list[dict], *, size: int = INPUT_
     size (detector looseness); `offset` moves the edges (x0, y0, x1, y1) by these fixed shares
     of the box's width/height instead (box-shift steadiness measure). `keep_patch`: also return the
     patch and box each crop was cut from (to cut it again, e.g. for test-time augmentation)."""
-    from vision.recognize import extract_patch
+    from vision.frame import extract_patch
 
     hand = sorted((t for t in tiles if t["in_hand"]), key=lambda t: t["index"])
     frame = hand_frame(hand) if hand else None

@@ -6,7 +6,7 @@ import numpy as np
 
 from audit.reader import _OnceDetector, hand_faces
 from vision.detect import Box
-from vision.recognize import Frame
+from vision.frame import Frame
 
 
 class Recording:

@@ -465,7 +465,7 @@ def test_classify_tiles_cuts_like_the_reader(shared_dir):
     """`classify_tiles` (recognize's hook) = `extract_patch` + `crop` + `classify`, the reader's own
     cut, when TTA is off: offering the hook changes no read."""
     from vision.io import load_image
-    from vision.recognize import Frame, extract_patch
+    from vision.frame import Frame, extract_patch
 
     doc = json.loads(BOXES.read_text())
     tiles = [t for t in doc["tiles"] if t["image"] == "lietxia_70008812.jpg"][:6]

@@ -285,12 +285,12 @@ def test_a_row_is_followed_on_past_a_leaning_line():
     """A line fitted over a row of standing, flat and face-down tiles can lean a few degrees off
     the row (their centres lie at different heights); a far meld ~2 tiles away at the end would
     then fall outside the line's band. The row is followed on by the end tiles' own level
-    (`recognize._extend`); tiles of another row crossing near the end are not taken."""
+    (`rows._extend`); tiles of another row crossing near the end are not taken."""
     import math
 
     import numpy as np
 
-    from vision.recognize import _extend
+    from vision.rows import _extend
 
     centres = np.array([(k * 75.0, 0.0) for k in range(10)] + [(k * 75.0 + 900.0, 0.0) for k in range(3)]
                        + [(675.0 + 60 * k, -60.0 * (k + 1)) for k in range(3)])

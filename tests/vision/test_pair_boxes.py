@@ -1,6 +1,6 @@
 """An added kan's two tiles boxed as one (tune9_x3 renders 98, 122, 167, 184: seen from low down the added
 tile overlaps its sideways base so much that the detector boxes the two once): the recogniser reads such a
-box's two parts apart (`recognize._pair_boxes`), and the reading step lays them out instead of the box."""
+box's two parts apart (`sideways.pair_boxes`), and the reading step lays them out instead of the box."""
 from __future__ import annotations
 
 import random
@@ -11,7 +11,8 @@ import numpy as np
 from tests.vision.test_layout import U, scene_from_sequence
 from vision import reading
 from vision.reading import read_hand
-from vision.recognize import Candidate, _pair_boxes
+from vision.recognize import Candidate
+from vision.sideways import pair_boxes
 
 KAKAN = "1s 1s 2s 3s 4s 7m 8m 9m 5z 5z | 5z | 4p- 4p= 4p 4p"
 
@@ -27,12 +28,12 @@ def _row(*sizes):
 
 def test_a_box_wider_and_taller_than_its_neighbours_may_be_a_pair():
     boxes = _row(*[(10, 14)] * 4, (13, 16), *[(10, 14)] * 3)
-    assert _pair_boxes(boxes, range(len(boxes))) == [4]
+    assert pair_boxes(boxes, range(len(boxes))) == [4]
 
 
 def test_a_plain_sideways_tile_is_wide_but_low_and_an_upright_one_is_not_wide():
     boxes = _row(*[(10, 14)] * 4, (13, 11), (10, 15), *[(10, 14)] * 3)
-    assert _pair_boxes(boxes, range(len(boxes))) == []
+    assert pair_boxes(boxes, range(len(boxes))) == []
 
 
 def _boxed_once(seed: int = 3):

@@ -14,7 +14,8 @@ import pytest
 import vision.recognize as recognize
 from vision.boxes import ious
 from vision.perspective import Shrink, row_shrink, rectified_view, shrink_ratio
-from vision.recognize import Frame, hand_region
+from vision.frame import Frame
+from vision.recognize import hand_region
 
 # plane (u along the row, v across it, one tile = 1 × 1.4) → photo: x = (100u + 300)/(1 + 0.1u),
 # y = 600 + 100(v − 0.7)/(1 + 0.1u): the row's centre line stays at y = 600 while it recedes

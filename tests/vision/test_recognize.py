@@ -6,7 +6,8 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from vision.recognize import Frame, hand_region, _redetect_turned
+from vision.frame import Frame
+from vision.recognize import hand_region, _redetect_turned
 
 
 class BrightBlobs:

@@ -331,7 +331,8 @@ def test_pooled_tiles_are_carried_into_the_kept_frame_and_rows_turned_away_are_n
     """`_pooled`: a look's tile joins the kept reading at its place in the kept frame (the frames turn about the
     photo's centre); a reading whose row lies more than POOL_ANGLE off the kept one's adds nothing."""
     from vision.pipeline import POOL_ANGLE, _pooled
-    from vision.recognize import Frame, TileDetection
+    from vision.frame import Frame
+    from vision.recognize import TileDetection
 
     centre, size = (500.0, 450.0), (1000, 900)
     photo = np.array([[300.0 + 40 * k, 600.0] for k in range(3)])  # three tile centres in the photo

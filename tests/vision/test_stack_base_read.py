@@ -6,7 +6,8 @@ import numpy as np
 
 from tests.vision.test_recognize import BrightBlobs
 from vision.classes import CLASS_INDEX, TILE_CLASSES
-from vision.recognize import _stack_bases, recognize
+from vision.recognize import recognize
+from vision.sideways import stack_bases
 
 ROW = [(200 + 52 * i, 250, 248 + 52 * i, 320) for i in range(10)]  # ten standing tiles
 BASE = 6
@@ -46,5 +47,5 @@ def test_a_row_tile_with_a_box_lying_on_it_is_read_both_ways():
 
 def test_stack_bases_are_row_tiles_with_a_box_beyond_them_not_their_neighbours():
     boxes = np.array(ROW + [STACKED], float)
-    mask = _stack_bases(boxes, range(len(ROW)))
+    mask = stack_bases(boxes, range(len(ROW)))
     assert mask.tolist() == [k == BASE for k in range(len(ROW))] + [False]

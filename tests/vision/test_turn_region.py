@@ -1,5 +1,5 @@
 """tsumo_synth.closer: training views cut as the reader's second detection sees them (the hand's
-neighbourhood turned level through `vision.recognize.turned_view`), with every tile's box."""
+neighbourhood turned level through `vision.frame.turned_view`), with every tile's box."""
 from __future__ import annotations
 
 import json
@@ -12,7 +12,7 @@ import pytest
 from tsumo_synth import photos
 from tsumo_synth.closer import closer_view, keep_inside, reader_angle, row_tiles, write_closer_views
 from tsumo_synth.scene import default_face_source
-from vision.recognize import Frame
+from vision.frame import Frame
 
 SEED = 1313  # a training-side seed (never a held-out one); photos 0..5 at 640×480
 # photo number -> labelled row angle (deg, reader's convention): level, tilted either way, steep

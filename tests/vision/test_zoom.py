@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import cv2
 import numpy as np
 
-from vision.recognize import REGION_SIDE, Frame, hand_region, _redetect_turned, _small_for, turned_view
+from vision.frame import REGION_SIDE, Frame, turned_view
+from vision.recognize import hand_region, _redetect_turned, _small_for
 
 
 class Seen:
