@@ -74,19 +74,24 @@ class ServerThread:
 def server(tmp_path_factory):
     app = create_app(ApiSettings(keep_dir=tmp_path_factory.mktemp("kept")))
     with ServerThread(app) as srv:
-        import urllib.request
-
-        deadline = time.monotonic() + 120
-        while True:  # the real models load in the background
-            try:
-                with urllib.request.urlopen(f"{srv.url}/healthz", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "models did not load"
-            time.sleep(0.2)
+        wait_healthy(srv, 120, "models did not load")  # the real models load in the background
         yield srv
+
+
+def wait_healthy(srv: ServerThread, seconds: float, failure: str) -> None:
+    """Until the server's /healthz answers 200 (its reader loaded), at most `seconds`."""
+    import urllib.request
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            with urllib.request.urlopen(f"{srv.url}/healthz", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -1191,18 +1196,7 @@ def small_limit_server(tmp_path_factory):
     keep_dir = tmp_path_factory.mktemp("kept-small")
     app = create_app(ApiSettings(max_photo_bytes=PHOTO_LIMIT, keep_dir=keep_dir), reader_factory=lambda s: reader)
     with ServerThread(app) as srv:
-        import urllib.request
-
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(f"{srv.url}/healthz", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "the stand-in reader did not load"
-            time.sleep(0.05)
+        wait_healthy(srv, 20, "the stand-in reader did not load")
         srv.reader, srv.keep_dir = reader, keep_dir
         yield srv
 
