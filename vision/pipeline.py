@@ -145,7 +145,7 @@ class PhotoReader:
                  detector: Detector | None = None, classifier: Classifier | None = None,
                  classify_all: bool = False, closer: Detector | None = None, alt: Detector | None = None,
                  third: Detector | None = None, looks: Sequence[Look] | None = None,
-                 empty_looks: Sequence[Look] | None = None, warnings: bool = True):
+                 empty_looks: Sequence[Look] | None = None, warnings: bool = True, upright: bool = UPRIGHT_LOOK):
         """`looks`: the ways to read an unsure photo again; by default SECOND_LOOKS, made from
         `detector` (and `closer`) when it offers `variant` (`TileDetector` does), else none, then
         ALT_LOOKS made from `alt` (loaded from `models_dir` with the detector, when the file is there),
@@ -154,8 +154,11 @@ class PhotoReader:
         `empty_looks`: the ways to read it too when its first reading found no tile; by default EMPTY_LOOKS
         made from `detector`, then from `alt`, each that offers `variant`.
         `warnings`: say what is wrong with the photo itself (`vision.quality`, a few ms a photo); a caller that
-        shows nobody the warnings (the footage audit, frame after frame) turns it off."""
+        shows nobody the warnings (the footage audit, frame after frame) turns it off.
+        `upright`: read an unsure photo whose hand is turned a quarter or half way once more turned upright
+        (UPRIGHT_LOOK); the footage audit, which takes no looks at a frame, turns it off too."""
         self.warnings = warnings
+        self.upright = upright
         models_dir = Path(models_dir) if models_dir else MODELS_DIR
         if detector is None:
             from vision.detect import TileDetector
@@ -199,7 +202,7 @@ class PhotoReader:
         t0 = time.perf_counter()
         reading = self._read_looks(image, players)
         quarter = _quarter(reading)
-        if UPRIGHT_LOOK and quarter and not reading.sure:
+        if self.upright and quarter and not reading.sure:
             t1 = time.perf_counter()
             turned = np.ascontiguousarray(np.rot90(image, quarter))
             upright = _unturned(self._read_with(self.detector, self.closer, turned, players), quarter, image.shape)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.pipeline import _quarter, _unturned
+from vision.pipeline import MODELS_DIR, _quarter, _unturned
 from vision.reading import Reading
 from vision.recognize import TileDetection
 
@@ -40,3 +40,26 @@ def test_boxes_read_on_the_turned_photo_land_on_the_same_pixels_of_the_photo(qua
     assert back.image_size == (w, h)
     assert back.row_angle == pytest.approx(((2.0 + 90.0 * quarter + 180.0) % 360.0) - 180.0)
     assert _quarter(back) == quarter  # read again from the photo as sent, it is that turn from level
+
+
+@pytest.mark.skipif(not (MODELS_DIR / "tile_detector.onnx").is_file(), reason="models not trained in this checkout")
+def test_a_turned_unsure_photo_is_read_upright_and_the_footage_audit_never_pays_for_it(monkeypatch, shared_dir):
+    """Real-dev's added-kan photo turned half way reads unsurely as it comes: the photo reader reads it once more
+    upright (and reads it exactly). The footage audit takes no looks at a frame: with the upright look its long
+    acceptance video read 2.5 times slower (players' hands lie every way round in an overhead shot)."""
+    import vision.pipeline as pipeline
+    from audit.reader import PipelineFrameReader
+    from audit.video import Frame
+    from vision.io import load_image
+
+    folder = shared_dir / "data" / "real-dev"
+    photo = np.ascontiguousarray(np.rot90(load_image(folder / "lietxia_70008812.jpg"), 2))
+    turned_back = []
+    real = pipeline._unturned
+    monkeypatch.setattr(pipeline, "_unturned", lambda *a: turned_back.append(a[1]) or real(*a))
+    reading = pipeline.PhotoReader().read(photo)
+    assert turned_back == [2] and "turned upright" in " ".join(reading.notes)
+    assert "upright_ms" in reading.timings
+    turned_back.clear()
+    PipelineFrameReader(None, threads=1, players=4).read(Frame(0, 0.0, photo))
+    assert turned_back == []
