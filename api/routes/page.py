@@ -6,6 +6,7 @@ before it sends a byte (it reduces a bigger photo, or says it is too big, instea
 20 MB to be refused with a 413)."""
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from fastapi import APIRouter
@@ -25,8 +26,9 @@ CSP = ("default-src 'self'; img-src 'self' blob: data:; style-src 'self'; script
        "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
 
 
+@functools.cache
 def index_html(max_photo_bytes: int) -> str:
-    """index.html with this server's photo limit in the slot left for it."""
+    """index.html with this server's photo limit in the slot left for it (read once per limit, not per request)."""
     html = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
     return html.replace(LIMIT_SLOT, f'data-max-photo-bytes="{int(max_photo_bytes)}"', 1)
 
