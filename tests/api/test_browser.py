@@ -228,7 +228,7 @@ def test_phone_page_photo_correct_a_tile_mark_win_and_score(server, browser, sha
 def test_phone_page_says_when_the_reading_was_unsure(server, browser, shared_dir):
     """A hand the reader had to bend into shape (`reading.sure` false) is read with a warning to
     check it: the server's real answer for the photo, with `sure` turned false."""
-    import httpx
+    import httpx2 as httpx
 
     context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True,
                                   locale="en-US")
@@ -685,7 +685,7 @@ def test_phone_page_shows_the_photos_warnings_first(server, browser, shared_dir,
     """`reading.warnings` (a greyscale photo, a blurred one, tiny tiles) is what the player must see before trusting the
     tiles: shown first in the status, in the page's language, styled as an alert; a photo without
     warnings shows none."""
-    import httpx
+    import httpx2 as httpx
 
     photo = shared_dir / "data" / "real-dev" / PHOTO
     real = httpx.post(server.url + "/v1/photos/score", files={"photo": (PHOTO, photo.read_bytes(), "image/jpeg")},
@@ -736,7 +736,7 @@ def thirteen_answer() -> dict:
 @pytest.fixture(scope="module")
 def real_answer(server, shared_dir) -> dict:
     """The server's own /v1/photos/score answer for PHOTO, asked once outside the page."""
-    import httpx
+    import httpx2 as httpx
 
     photo = shared_dir / "data" / "real-dev" / PHOTO
     real = httpx.post(server.url + "/v1/photos/score", files={"photo": (PHOTO, photo.read_bytes(), "image/jpeg")},

@@ -13,7 +13,7 @@ import resource
 import time
 from datetime import datetime
 
-import httpx
+import httpx2 as httpx
 import numpy as np
 import pytest
 from PIL import Image
