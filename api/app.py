@@ -29,6 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.body_limit import BodyLimitMiddleware
 from api.inference import InferenceGate, Reader, ReaderState
+from api.keep import keep_fields, outcome_of
 from api.request_log import LOGGER_NAME, RequestLogMiddleware, request_id
 from api.routes import hands, health, page, photos, rules
 from api.settings import ApiSettings
@@ -80,13 +81,6 @@ def body_error_message(cause: BaseException | None) -> str:
     if cause is None:
         return "the request body cannot be parsed"
     return f"the request body cannot be parsed ({type(cause).__name__}: {str(cause)[:200]})"
-
-
-def kept_anyway(request: Request) -> dict[str, str]:
-    """`{"kept": name}` when this request kept its photo (`keep=true`) before it failed: a 413, 415, 500 or
-    503 then says where the photo is, as a 200 or a 422 does, so nothing the server accepted is lost."""
-    name = getattr(request.state, "kept", None)
-    return {"kept": name} if name else {}
 
 
 def describe_inputs(errors: list[dict[str, Any]], content_type: str | None = None) -> list[dict[str, Any]]:
@@ -166,16 +160,18 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
         """FastAPI's 422 (`detail`: a list naming each field), with the echoed input made JSON-safe
         and readable (`describe_inputs`)."""
         errors = describe_inputs(exc.errors(), request.headers.get("content-type"))
-        extra = getattr(exc, "body_extra", None) or {}  # e.g. whether a refused photo was kept (routes.photos)
-        return JSONResponse({"detail": json_safe(jsonable_encoder(errors)), **extra}, status_code=422)
+        if note := getattr(outcome_of(request), "note", ""):  # a photo kept before it failed to decode
+            errors = [{**e, "msg": f"{e['msg']} ({note})"} for e in errors]
+        return JSONResponse({"detail": json_safe(jsonable_encoder(errors)), **keep_fields(request)}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Any:
         """FastAPI's own handling, with its bare body-parsing 400 made to say what is wrong."""
         if exc.status_code == 400 and exc.detail == FASTAPI_BODY_ERROR:
             exc = StarletteHTTPException(400, body_error_message(exc.__cause__), headers=exc.headers)
-        if kept := kept_anyway(request):
-            return JSONResponse({"detail": f"{exc.detail} (the photo was kept as {kept['kept']})", **kept},
+        if keep := keep_fields(request):  # a keep=true photo refused later (413, 415, 503): where it is
+            note = outcome_of(request).note
+            return JSONResponse({"detail": f"{exc.detail} ({note})" if note else exc.detail, **keep},
                                 status_code=exc.status_code, headers=exc.headers)
         return await http_exception_handler(request, exc)
 
@@ -185,10 +181,11 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
         rid = request_id(request)
         logging.getLogger(LOGGER_NAME).error(
             "unhandled error", exc_info=exc, extra={"fields": {"event": "error", "request_id": rid}})
-        kept = kept_anyway(request)
-        also = f"; the photo was kept as {kept['kept']}" if kept else ""
+        note = getattr(outcome_of(request), "note", "")
+        also = f"; {note}" if note else ""
         return JSONResponse(
-            {"detail": f"internal error ({type(exc).__name__}); please report request {rid}{also}", **kept},
+            {"detail": f"internal error ({type(exc).__name__}); please report request {rid}{also}",
+             **keep_fields(request)},
             status_code=500)
 
     app.include_router(health.router)

@@ -280,3 +280,11 @@ class Health(BaseModel):
 
 class ErrorBody(BaseModel):
     detail: str
+
+
+class PhotoErrorBody(ErrorBody):
+    """An error answering a photo request: with `keep=true`, also what became of the photo (`api.keep`)."""
+
+    kept: str | None = Field(None, description="with `keep=true`: the file name under the server's keep folder "
+                                               "when the photo was saved before the request failed, else null")
+    keep_error: str | None = Field(None, description="with `keep=true`: why the photo was not kept")

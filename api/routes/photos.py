@@ -37,9 +37,10 @@ from python_multipart.multipart import parse_options_header
 from api.context import merge_hand, parse_context, players_for, resolve_context_rules, unused_by_read
 from api.deps import GateDep, ReaderDep, SettingsDep
 from api.inference import Saturated
+from api.keep import KeepOutcome, record_keep
 from api.request_log import LOGGER_NAME, log_fields, request_id
 from api.routing import RequestClassRoute
-from api.schemas import ErrorBody, ImageInfo, PhotoContext, PhotoReadResponse, PhotoScoreResponse
+from api.schemas import ErrorBody, ImageInfo, PhotoContext, PhotoErrorBody, PhotoReadResponse, PhotoScoreResponse
 from api.settings import ApiSettings
 from scoring import score_json
 from vision.io import ImageError, load_image, probe_image
@@ -107,9 +108,9 @@ KeepField = Annotated[
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorBody, "description": "the multipart body cannot be parsed"},
-    413: {"model": ErrorBody, "description": "request body or image pixel count over the limit"},
-    415: {"model": ErrorBody, "description": "the photo is not an image type the reader takes"},
-    503: {"model": ErrorBody, "description": "models loading, or every inference slot busy (see Retry-After)"},
+    413: {"model": PhotoErrorBody, "description": "request body or image pixel count over the limit"},
+    415: {"model": PhotoErrorBody, "description": "the photo is not an image type the reader takes"},
+    503: {"model": PhotoErrorBody, "description": "models loading, or every inference slot busy (see Retry-After)"},
 }
 
 FORM_FIELDS = ("photo", "context", "keep")
@@ -139,15 +140,6 @@ async def check_form_fields(request: Request) -> None:
 FormChecked = Annotated[None, Depends(check_form_fields)]
 
 IMAGE_STATUS = {"unsupported": 415, "too_large": 413, "corrupt": 422, "empty": 422}
-
-
-class PhotoRefused(RequestValidationError):
-    """A 422 about the photo of a `keep=true` request, saying whether it was kept as a 200 does (`kept`: its
-    name under the keep folder, or null and `keep_error` why not); `api.app` adds them to the body."""
-
-    def __init__(self, errors: list[dict[str, Any]], kept: str | None, keep_error: str | None):
-        super().__init__(errors)
-        self.body_extra = {"kept": kept, "keep_error": keep_error}
 
 
 def _image_error(exc: Exception) -> Exception:
@@ -249,6 +241,9 @@ async def _read(
     settings: ApiSettings, reader: Any, gate: Any,
 ) -> tuple[PhotoReadResponse, PhotoContext, Any]:
     started = time.perf_counter()
+    if keep:  # until the photo is saved, any refusal (context, queue, header) says it was not (`api.keep`)
+        record_keep(request, KeepOutcome(None, "the photo was not kept: the request was refused before it "
+                                               "would have been saved"))
     context = parse_context(context_raw)
     rules = resolve_context_rules(context)
     players = players_for(context, rules)
@@ -257,13 +252,7 @@ async def _read(
     except Saturated as exc:
         raise _busy(gate, exc, log_fields(request)) from exc
     data = await photo.read()
-    try:
-        info = _check_header(data, settings)
-    except RequestValidationError as exc:  # a damaged or empty photo is refused before it would be kept
-        if keep:
-            raise PhotoRefused(exc.errors(), None, "the photo was not kept: it was refused from its header, "
-                                                   "before it would have been saved") from exc
-        raise
+    info = _check_header(data, settings)  # (a damaged or empty photo is refused before it would be kept)
     fields = log_fields(request)
     fields.update(image=f"{info.format} {info.width}x{info.height}", bytes=len(data))
 
@@ -272,11 +261,13 @@ async def _read(
     if keep:  # before the read (its own thread, not an inference slot), so a photo that breaks the reader is kept too
         try:
             kept = await anyio.to_thread.run_sync(_keep_photo, settings, rid, data, info)
-            request.state.kept = _kept_name(kept)  # a later 413/415/500/503 names it too (`api.app`)
+            fields["kept"] = _kept_name(kept)
         except OSError as exc:  # the server's disk, not the client's photo: read it anyway
             keep_error = f"the photo could not be kept ({type(exc).__name__}: {exc})"
             logging.getLogger(LOGGER_NAME).error(
                 "keep failed", exc_info=exc, extra={"fields": {"event": "keep_failed", "request_id": rid}})
+        # every answer from here on, error or not, says where the photo is or why it is not (`api.keep`)
+        record_keep(request, KeepOutcome(fields.get("kept"), keep_error))
 
     def decode_and_read() -> tuple[Any, dict[str, float]]:
         t0 = time.perf_counter()
@@ -297,20 +288,14 @@ async def _read(
     except Saturated as exc:
         raise _busy(gate, exc, fields) from exc
     except ImageError as exc:
-        error = _image_error(exc)
-        if keep and isinstance(error, RequestValidationError):  # say where the photo is, as a 200 would
-            name = fields["kept"] = _kept_name(kept) if kept is not None else None
-            errors = [{**e, "msg": f"{e['msg']} (the photo was kept as {name})"} if name else e for e in error.errors()]
-            raise PhotoRefused(errors, name, keep_error) from exc
-        raise error from exc
+        raise _image_error(exc) from exc
     done = time.perf_counter()
     reading_json = reading.to_json()
     timings["queue"] = max(0.0, (done - queued) * 1000 - timings["decode"] - timings["read"])
-    kept_name = None
-    if kept is not None:
-        kept_name = fields["kept"] = _kept_name(kept)
-        if not await _keep_sidecar_quietly(kept, rid, info, context, reading_json):
-            keep_error = "the photo was kept but its reading could not be written beside it"
+    kept_name = fields.get("kept")
+    if kept is not None and not await _keep_sidecar_quietly(kept, rid, info, context, reading_json):
+        keep_error = "the photo was kept but its reading could not be written beside it"
+        record_keep(request, KeepOutcome(kept_name, keep_error))
     if keep_error:
         fields["keep_error"] = keep_error
     timings["total"] = (time.perf_counter() - started) * 1000

@@ -632,6 +632,53 @@ def test_a_kept_photo_refused_as_busy_says_where_it_was_kept(tmp_path):
     assert plain.status_code == 503 and "kept" not in plain.json()  # not asked to keep: as before
 
 
+class _FullAtOnce(_FullOnceKept):
+    """A gate full when the request arrives: the photo is refused before it is read or kept."""
+
+    def check(self) -> None:
+        from api.inference import Saturated
+
+        raise Saturated(retry_after=3)
+
+
+def test_every_answer_to_a_keep_request_says_whether_the_photo_was_kept(tmp_path):
+    """A keep=true request refused before its photo was saved (busy at once, a context the rules refuse, a 415) said
+    nothing about keeping, and a 500 after a failed save did not say it had failed: the client could not tell whether
+    the server had the photo. Every answer to such a request now carries `kept` and `keep_error`, as a 200 does."""
+    from fastapi.testclient import TestClient
+
+    from tests.api.conftest import wait_ready
+
+    def send(client, data=None, **form):
+        return client.post("/v1/photos/read", files={"photo": ("a.jpg", data or jpeg_bytes(), "image/jpeg")},
+                           data={"keep": "true", **form})
+
+    app = create_app(ApiSettings(keep_dir=tmp_path / "kept"))
+    with TestClient(app, raise_server_exceptions=False) as client:
+        wait_ready(client)
+        refused = {"context": send(client, context='{"rules": "no-such-rules"}'),
+                   "415": send(client, b"GIF89a" + bytes(64))}
+        shipped_gate, app.state.gate = app.state.gate, _FullAtOnce()
+        refused["busy"] = send(client)
+        app.state.gate = shipped_gate
+    assert [r.status_code for r in refused.values()] == [422, 415, 503], {k: r.text for k, r in refused.items()}
+    for why, r in refused.items():
+        assert r.json()["kept"] is None and "not kept" in r.json()["keep_error"], (why, r.text)
+    assert not (tmp_path / "kept").exists()
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    app = create_app(ApiSettings(keep_dir=blocker / "kept"), reader_factory=lambda s: BrokenReader())
+    with TestClient(app, raise_server_exceptions=False) as client:
+        wait_ready(client)
+        crashed = send(client)
+        plain = client.post("/v1/photos/read", files={"photo": ("a.jpg", jpeg_bytes(), "image/jpeg")})
+    assert crashed.status_code == 500
+    assert crashed.json()["kept"] is None and "could not be kept" in crashed.json()["keep_error"]
+    assert "kept as" not in crashed.json()["detail"]
+    assert plain.status_code == 500 and "kept" not in plain.json() and "keep_error" not in plain.json()
+
+
 # ---- logs ---------------------------------------------------------------------------------------
 
 
