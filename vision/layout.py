@@ -98,6 +98,16 @@ END_TRIM = 3  # … at the far end of a stretch beyond a gap, when the stretch i
 # → stack changes → and 1.5): det_test_h400f 239 → 239 → 239, h400e 253 → 256 → 257, hard 25, h 101 → 102 → 102.
 PEN_TRIM = 1.5
 PEN_TRIM_GAP = 0.6  # … when a gap separates it from the hand
+# Two row boxes of one face at one place along the row, one over STACK_APART of the lower box's height above the
+# other, are an added kan's stack (its base and the tile lying on it). When both look sideways, over
+# STACK_APART_SIDEWAYS: seen from a low camera the stacked tile lies only a little beyond its base, and two
+# sideways boxes closer than DUPLICATE_ACROSS are one tile boxed twice anyway. Session 55: tune10_x3 #167 (both
+# 2s sideways, 0.28 apart) read its added kan as a pon, surely; STACK_APART_SIDEWAYS 0.3 -> 0.22 or 0.15 on four
+# tune sets (tune10_x3 / tune9_x3 / tune_plaid_x3 / tune_close_x3): 260 -> 261, 173, 170, 156, none lost. Lowering
+# STACK_APART itself (one of the two upright) to 0.2 gained 2 and lost 2: a sideways end tile boxed twice with an
+# upright-looking second box became a stack (tune10_x3 #221, tune_plaid_x3 #7).
+STACK_APART = 0.3
+STACK_APART_SIDEWAYS = 0.2
 STACKED_FACE_P = 0.005  # a tile lying on a sideways one is its added kan tile if it can show its face this likely
 # a tile whose sideways log-odds lie under −this is surely upright (the band `vision.recognize`
 # reads both ways is ±6): no added kan pairs it with a sideways tile lying beyond it
@@ -292,8 +302,9 @@ def arrange(tiles: Sequence[TileDetection], *, players: int = 4, row: Sequence[i
     twice: set[int] = set()  # boxes of a tile detected twice, left out
     def stack_pair(a: int, b: int) -> bool:
         """Could one of these two row boxes lie on the other as an added kan's pair?"""
+        apart = STACK_APART_SIDEWAYS if a in side and b in side else STACK_APART
         return (((a in side or b in side) and _same_face(tiles[a], tiles[b], lying=True)
-                 or _both_read_lying_alike(tiles[a], tiles[b])) and _one_above_other(fb[a], fb[b], apart=0.3))
+                 or _both_read_lying_alike(tiles[a], tiles[b])) and _one_above_other(fb[a], fb[b], apart=apart))
 
     for pos, i in enumerate(row_idx):
         if kept and i not in keep and kept[-1] not in keep and _duplicate(tiles[i], tiles[kept[-1]], wide):

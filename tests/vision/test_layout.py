@@ -489,3 +489,26 @@ def test_a_second_box_of_a_row_tile_is_no_neighbour_of_an_added_tile():
     again = (x1 + 0.2 * U, y1, x2 + 0.2 * U, y2)
     tiles.append(replace(tiles[beside], box=again, frame_box=again, det_score=0.4))
     assert read_hand(tiles).sequence == seq
+
+
+@pytest.mark.parametrize("apart,kan", [(0.25, True), (0.22, True), (0.15, False)])
+def test_a_stack_of_two_sideways_tiles_seen_from_low_is_an_added_kan(apart, kan):
+    """Seen from a low camera an added kan's stacked tile lies only a little beyond its base (tune10_x3 #167: both
+    2s sideways, their boxes 0.28 of a height apart): two sideways tiles of one face in the row, one over 0.2 of a
+    height above the other (`layout.STACK_APART_SIDEWAYS`), are the kan's pair, not a called tile and a fourth tile
+    beside it (read before as a pon, surely). Closer than 0.2 they are one tile boxed twice (`DUPLICATE_ACROSS`)."""
+    from dataclasses import replace
+
+    from vision.reading import read_hand
+
+    seq = "1p 1p 1p 3z | 3z | 6m- 6m 6m | x 2p 2p x | 2s 2s- 2s= 2s"
+    tiles = scene_from_sequence(seq, rng=random.Random(15))
+    base = next(i for i, t in enumerate(tiles) if t.sideways and t.label == "2s" and t.frame_box[1] > -1.2 * U)
+    added = next(i for i, t in enumerate(tiles) if t.sideways and t.label == "2s" and i != base)
+    bx1, by1, bx2, by2 = tiles[base].frame_box
+    h = by2 - by1
+    low = (bx1 + 0.05 * U, by1 - apart * h, bx2 + 0.05 * U, by2 - apart * h)  # overlapping its base, a little above
+    tiles[added] = replace(tiles[added], box=low, frame_box=low)
+    row = range(len(tiles))  # (both in the hand row, as the row finder took them in the photo)
+    read = read_hand(tiles, row=row).sequence
+    assert (read == seq) is kan, read
