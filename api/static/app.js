@@ -826,6 +826,8 @@ async function onPhoto(file) {
     } else if (partial?.waits?.length) msg += " " + t.pickWin;
     else msg += " " + (reading.error ? `${reading.error}. ${t.noHand}` : t.noHand);
     if (changes.length) msg += " " + t.changed(changes.join(", "));
+    // asked to keep the photo and the server could not (its disk): said, not passed over (server's words)
+    if (body.keep_error) msg += " " + t.notKept(body.keep_error);
     return msg;
   }), warnings.length > 0 || (!readHand && !partial?.waits?.length));
   drawBoxes();

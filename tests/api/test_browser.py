@@ -613,6 +613,35 @@ def test_a_photo_with_no_tiles_keeps_the_hand(hands_server, browser):
     page.context.close()
 
 
+def test_a_photo_the_server_could_not_keep_says_so(hands_server, browser):
+    """With "keep this photo" ticked, a server that could not save it (its disk) answered with the reading and
+    `keep_error`, and the page showed the reading only: the user believed the photo kept. Now the status says it
+    was not, why (the server's words), in the page's language; a kept photo adds nothing."""
+    page = open_phone(browser, hands_server.url)
+    page.check("#keep")
+    sent = []
+
+    def answer(route):
+        sent.append(route.request.post_data_buffer)
+        route.fulfill(json={**READ, "kept": None, "keep_error": "the photo could not be kept (OSError: disk full)"})
+
+    page.route("**/v1/photos/score", answer)
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => document.querySelector('#status').innerText.includes('tiles read')")
+    status = page.locator("#status").inner_text()
+    assert b'name="keep"' in sent[0] and "did not (the photo could not be kept (OSError: disk full))" in status, status
+    page.click("#lang")  # (日本語)
+    assert "サーバーは保存できませんでした" in page.locator("#status").inner_text()
+    page.click("#lang")
+    page.unroute("**/v1/photos/score")
+    page.route("**/v1/photos/score", lambda route: route.fulfill(json={**READ, "kept": "2026-12-07/a.jpg"}))
+    page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
+    page.wait_for_function("() => !document.querySelector('#status').innerText.includes('did not')")
+    assert "tiles read" in page.locator("#status").inner_text()
+    assert not page.errors, page.errors
+    page.context.close()
+
+
 def test_language_switch_redraws_the_status_and_the_hint(hands_server, browser):
     """The status line and the 'mark the winning tile' hint stayed in the language they were
     written in."""
