@@ -636,8 +636,8 @@ def test_a_photo_the_server_could_not_keep_says_so(hands_server, browser):
     page.unroute("**/v1/photos/score")
     page.route("**/v1/photos/score", lambda route: route.fulfill(json={**READ, "kept": "2026-12-07/a.jpg"}))
     page.set_input_files("#photo-input", str(EXAMPLE_PHOTO))
-    page.wait_for_function("() => !document.querySelector('#status').innerText.includes('did not')")
-    assert "tiles read" in page.locator("#status").inner_text()
+    page.wait_for_function("() => { const s = document.querySelector('#status').innerText;"
+                           " return s.includes('tiles read') && !s.includes('did not'); }")
     assert not page.errors, page.errors
     page.context.close()
 
