@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.body_limit import BodyLimitMiddleware
 from api.inference import InferenceGate, Reader, ReaderState
-from api.keep import keep_fields, outcome_of
+from api.keep import keep_fields, keep_note
 from api.request_log import LOGGER_NAME, RequestLogMiddleware, request_id
 from api.routes import hands, health, page, photos, rules
 from api.settings import ApiSettings
@@ -160,7 +160,7 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
         """FastAPI's 422 (`detail`: a list naming each field), with the echoed input made JSON-safe
         and readable (`describe_inputs`)."""
         errors = describe_inputs(exc.errors(), request.headers.get("content-type"))
-        if note := getattr(outcome_of(request), "note", ""):  # a photo kept before it failed to decode
+        if note := keep_note(request):  # a photo kept before it failed to decode
             errors = [{**e, "msg": f"{e['msg']} ({note})"} for e in errors]
         return JSONResponse({"detail": json_safe(jsonable_encoder(errors)), **keep_fields(request)}, status_code=422)
 
@@ -170,7 +170,7 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
         if exc.status_code == 400 and exc.detail == FASTAPI_BODY_ERROR:
             exc = StarletteHTTPException(400, body_error_message(exc.__cause__), headers=exc.headers)
         if keep := keep_fields(request):  # a keep=true photo refused later (413, 415, 503): where it is
-            note = outcome_of(request).note
+            note = keep_note(request)
             return JSONResponse({"detail": f"{exc.detail} ({note})" if note else exc.detail, **keep},
                                 status_code=exc.status_code, headers=exc.headers)
         return await http_exception_handler(request, exc)
@@ -181,7 +181,7 @@ def create_app(settings: ApiSettings | None = None, reader_factory: ReaderFactor
         rid = request_id(request)
         logging.getLogger(LOGGER_NAME).error(
             "unhandled error", exc_info=exc, extra={"fields": {"event": "error", "request_id": rid}})
-        note = getattr(outcome_of(request), "note", "")
+        note = keep_note(request)
         also = f"; {note}" if note else ""
         return JSONResponse(
             {"detail": f"internal error ({type(exc).__name__}); please report request {rid}{also}",

@@ -39,6 +39,12 @@ def outcome_of(request: Request) -> KeepOutcome | None:
     return getattr(request.state, "keep", None)
 
 
+def keep_note(request: Request) -> str:
+    """The words an error's message ends with for this request: where its photo is, or "" (`KeepOutcome.note`)."""
+    out = outcome_of(request)
+    return "" if out is None else out.note
+
+
 def keep_fields(request: Request) -> dict[str, Any]:
     """`{"kept": …, "keep_error": …}` for the body of any answer to a `keep=true` request; `{}` otherwise."""
     out = outcome_of(request)

@@ -257,17 +257,17 @@ async def _read(
     fields.update(image=f"{info.format} {info.width}x{info.height}", bytes=len(data))
 
     rid = request_id(request)
-    kept = keep_error = None
+    kept = kept_name = keep_error = None
     if keep:  # before the read (its own thread, not an inference slot), so a photo that breaks the reader is kept too
         try:
             kept = await anyio.to_thread.run_sync(_keep_photo, settings, rid, data, info)
-            fields["kept"] = _kept_name(kept)
+            kept_name = fields["kept"] = _kept_name(kept)
         except OSError as exc:  # the server's disk, not the client's photo: read it anyway
             keep_error = f"the photo could not be kept ({type(exc).__name__}: {exc})"
             logging.getLogger(LOGGER_NAME).error(
                 "keep failed", exc_info=exc, extra={"fields": {"event": "keep_failed", "request_id": rid}})
         # every answer from here on, error or not, says where the photo is or why it is not (`api.keep`)
-        record_keep(request, KeepOutcome(fields.get("kept"), keep_error))
+        record_keep(request, KeepOutcome(kept_name, keep_error))
 
     def decode_and_read() -> tuple[Any, dict[str, float]]:
         t0 = time.perf_counter()
@@ -292,7 +292,6 @@ async def _read(
     done = time.perf_counter()
     reading_json = reading.to_json()
     timings["queue"] = max(0.0, (done - queued) * 1000 - timings["decode"] - timings["read"])
-    kept_name = fields.get("kept")
     if kept is not None and not await _keep_sidecar_quietly(kept, rid, info, context, reading_json):
         keep_error = "the photo was kept but its reading could not be written beside it"
         record_keep(request, KeepOutcome(kept_name, keep_error))
