@@ -150,7 +150,7 @@ class PipelineFrameReader:
         self.players = players
         digests = sorted(f"{p.name}:{_file_digest(p)}" for p in mdir.glob("*.onnx"))
         self.identity = (f"pipeline/players={players}/min_tiles={GATE_MIN_TILES}/row_faces={ROW_MIN_FACES}/"
-                         "fusion=2/") + ",".join(digests)
+                         f"fusion=2/balance={int(self._reader.balance)}/") + ",".join(digests)
 
     def read(self, frame: Frame) -> FrameReading:
         boxes = self._detector.prime(frame.image)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.colour import balanced, colour_cast
 from vision.frame import turned_boxes
 from vision.quality import photo_warnings
 from vision.reading import Reading, read_hand
@@ -122,6 +123,16 @@ POOL_CORE = 0.25
 # for ~40 % more reading time on the gate; every turned photo read upright, sure ones too, always kept: tune10_x3
 # 254; kept when cheaper by any amount: 259. Only unsure turned photos pay, one plain read (103 of the 900 tune photos).
 UPRIGHT_LOOK = True
+# A photo whose light on the tiles is coloured beyond the renders' (`vision.colour.CAST_LIMIT`: a warm lamp, a cold
+# screen) is balanced after its first reading, which found the tiles to measure, and its first reading made again
+# from the balanced photo; the cheaper of the two is kept (the balanced one when it costs at most BALANCE_MARGIN
+# more), and every look after it reads that photo. Session 56, two tune sets under random casts (tune10_x3 /
+# tune9_x3, each photo's gains drawn warm, cold, green or magenta at 0.25-1 of a tungsten-like strength: 238 / 163
+# read exactly unbalanced, of 261 / 173 uncast): balanced whenever measured, 252 / 167 (+20 -6, +7 -3); the cheaper
+# kept, 254 / 169 (+20 -4, +7 -1); margin 0.5 one loss more, -0.5 two gains fewer. Uncast, 4 of the 900 photos of
+# four tune sets are balanced, none read otherwise. Real-dev's four photos under 16 casts: 49 -> 57 of 68 exact.
+BALANCE = True
+BALANCE_MARGIN = 0.0
 # A first reading laying out fewer tiles than this counts as read empty. 5 (tune sets, session 33) gained no exact
 # reading over 1: two more plaid photos then show 6 and 9 tiles instead of 1, none right.
 UNSEEN_BELOW = 1
@@ -145,7 +156,8 @@ class PhotoReader:
                  detector: Detector | None = None, classifier: Classifier | None = None,
                  classify_all: bool = False, closer: Detector | None = None, alt: Detector | None = None,
                  third: Detector | None = None, looks: Sequence[Look] | None = None,
-                 empty_looks: Sequence[Look] | None = None, warnings: bool = True, upright: bool = UPRIGHT_LOOK):
+                 empty_looks: Sequence[Look] | None = None, warnings: bool = True, upright: bool = UPRIGHT_LOOK,
+                 balance: bool = BALANCE):
         """`looks`: the ways to read an unsure photo again; by default SECOND_LOOKS, made from
         `detector` (and `closer`) when it offers `variant` (`TileDetector` does), else none, then
         ALT_LOOKS made from `alt` (loaded from `models_dir` with the detector, when the file is there),
@@ -156,9 +168,12 @@ class PhotoReader:
         `warnings`: say what is wrong with the photo itself (`vision.quality`, a few ms a photo); a caller that
         shows nobody the warnings (the footage audit, frame after frame) turns it off.
         `upright`: read an unsure photo whose hand is turned a quarter or half way once more turned upright
-        (UPRIGHT_LOOK); the footage audit, which takes no looks at a frame, turns it off too."""
+        (UPRIGHT_LOOK); the footage audit, which takes no looks at a frame, turns it off too.
+        `balance`: read a photo whose light is coloured beyond the renders' again with its colours balanced
+        (BALANCE, `vision.colour`)."""
         self.warnings = warnings
         self.upright = upright
+        self.balance = balance
         models_dir = Path(models_dir) if models_dir else MODELS_DIR
         if detector is None:
             from vision.detect import TileDetector
@@ -200,7 +215,21 @@ class PhotoReader:
         if players not in (3, 4):
             raise ValueError(f"players must be 3 or 4, not {players!r}")
         t0 = time.perf_counter()
-        reading = self._read_looks(image, players)
+        first = self._read_with(self.detector, self.closer, image, players)
+        cast = colour_cast(image, first.tiles) if self.balance else None
+        if cast is not None:
+            t1 = time.perf_counter()
+            even = balanced(image, cast)
+            again = self._read_with(self.detector, self.closer, even, players)
+            again.timings["balance_ms"] = (time.perf_counter() - t1) * 1000
+            if _cost(again) <= _cost(first) + BALANCE_MARGIN:
+                image, first = even, again  # (every look, the upright one and the warnings see the balanced photo)
+            else:
+                cast = None
+        reading = self._read_looks(image, players, first)
+        if cast is not None:
+            reading.notes.append(f"the light on the tiles was {cast.describe()}: read with the photo's colours "
+                                 "balanced")
         quarter = _quarter(reading)
         if self.upright and quarter and not reading.sure:
             t1 = time.perf_counter()
@@ -215,9 +244,8 @@ class PhotoReader:
         reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
         return reading
 
-    def _read_looks(self, image: np.ndarray, players: int) -> Reading:
-        """The photo as it is read by the first detector, then by each look while unsure (see SECOND_LOOKS)."""
-        reading = self._read_with(self.detector, self.closer, image, players)
+    def _read_looks(self, image: np.ndarray, players: int, reading: Reading) -> Reading:
+        """The photo as `reading` (the first detector's), then by each look while unsure (see SECOND_LOOKS)."""
         first_empty = _tiles_laid(reading) < UNSEEN_BELOW
         readings = [reading]
         for look in self.looks + (self.empty_looks if first_empty else []):

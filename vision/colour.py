@@ -1,0 +1,99 @@
+"""The light's colour, measured on the tiles' faces, and a photo balanced to the colours the models know.
+
+The detectors and the classifier learned from renders whose light is near white (each channel's gain within a few
+per cent: `tsumo_synth.scene`), so a photo under a warm lamp or a cold screen is read worse, and badly once the cast
+is strong: real-dev's photos tinted as a tungsten bulb tints them (red ×1.075, green ×0.95, blue ×0.8, half of a
+bulb's cast left after a phone's white balance) lost three of four readings, the detector boxing 3 of 27 tiles of
+one (session 56, docs/vision.md "Colour casts"). Tiles are the one thing in every photo whose colour is known, ivory
+to white, so the light's colour is read off their faces: the brightest part of each box the reader found (the face's
+body, not its ink) gives a colour, and their median is the photo's tile white. A photo whose tile white is further
+than CAST_LIMIT from the renders' own is scaled, channel by channel, until it matches, and read again.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.classes import BACK
+
+# The renders' tile white, as log(red / green) and log(blue / green) (the green channel is kept as it is): the median
+# over 296 photos of two tune sets (tune10_x3, tune9_x3), measured as below. Real-dev's four photos: (0.00 … 0.18,
+# −0.27 … −0.01); toby_test the warmest, and read right.
+REFERENCE = (0.012, -0.030)
+# Balanced when the tile white lies further than this from REFERENCE (the distance in those log units). The renders'
+# own spread: 95 % of the tune photos within 0.16 / 0.24, 99 % within 0.23 / 0.70 (a photo's brightest boxes there
+# are sometimes coloured backs). Chosen on the tune sets, see docs/vision.md "Colour casts".
+CAST_LIMIT = 0.25
+FACE_SHARE = 0.4  # the brightest share of a box's inner pixels taken as its face's body
+INNER = 0.2  # a box's inner part: this much of its width and height left off each side (edges, table)
+CLIPPED = 250  # pixels with a channel this bright or more say nothing of the light's colour
+UNCLIPPED = 0.5  # a box with fewer of its inner pixels under CLIPPED than this share is not measured
+MOST_TILES = 12  # the boxes the detector scored highest are measured (a few ms a photo)
+FEWEST_TILES = 2  # fewer boxes than this measure nothing
+
+
+@dataclass(frozen=True)
+class Cast:
+    """The photo's tile white against the renders': log(red / green) and log(blue / green) above REFERENCE's."""
+
+    red: float
+    blue: float
+    tiles: int  # boxes measured
+
+    @property
+    def size(self) -> float:
+        return float(np.hypot(self.red, self.blue))
+
+    def describe(self) -> str:
+        """A few words for the reading's notes (warm: red up, blue down; cold the other way; else a tint)."""
+        if self.red > 0 > self.blue:
+            kind = "warm"
+        elif self.blue > 0 > self.red:
+            kind = "cold"
+        elif self.red < 0 and self.blue < 0:
+            kind = "green"
+        else:
+            kind = "magenta"
+        return f"{kind} (red/green {np.exp(self.red):.2f}, blue/green {np.exp(self.blue):.2f} of the renders' white)"
+
+
+def tile_white(image: np.ndarray, boxes: Sequence[Sequence[float]]) -> tuple[float, float, int] | None:
+    """The faces' white in `image` (RGB uint8) from tile `boxes` (photo px): (log r/g, log b/g, boxes measured), or
+    None when fewer than FEWEST_TILES boxes have face pixels to measure."""
+    h, w = image.shape[:2]
+    colours = []
+    for x1, y1, x2, y2 in boxes:
+        dx, dy = (x2 - x1) * INNER, (y2 - y1) * INNER
+        cut = image[max(0, int(y1 + dy)):min(h, int(np.ceil(y2 - dy))), max(0, int(x1 + dx)):min(w, int(np.ceil(x2 - dx)))]
+        px = cut.reshape(-1, 3).astype(np.float32)
+        px = px[px.max(axis=1) < CLIPPED]
+        if len(px) < max(10, cut.shape[0] * cut.shape[1] * UNCLIPPED):
+            continue  # (a face blown out by glare or a bright cast: what is left is its ink)
+        luma = px @ np.array([0.299, 0.587, 0.114], np.float32)
+        face = px[luma >= np.quantile(luma, 1 - FACE_SHARE)]
+        if face.min(initial=1.0) <= 0 or len(face) < 5:
+            continue
+        colours.append(face.mean(axis=0))
+    if len(colours) < FEWEST_TILES:
+        return None
+    r, g, b = np.median(np.array(colours), axis=0)
+    return float(np.log(r / g)), float(np.log(b / g)), len(colours)
+
+
+def colour_cast(image: np.ndarray, tiles: Sequence) -> Cast | None:
+    """The cast of the light on the reader's `tiles` (`TileDetection`s: the MOST_TILES the detector scored highest,
+    face-down ones left out), or None when it could not be measured or lies within CAST_LIMIT."""
+    faces = sorted((t for t in tiles if t.label != BACK), key=lambda t: -t.det_score)[:MOST_TILES]
+    white = tile_white(image, [t.box for t in faces])
+    if white is None:
+        return None
+    cast = Cast(white[0] - REFERENCE[0], white[1] - REFERENCE[1], white[2])
+    return cast if cast.size > CAST_LIMIT else None
+
+
+def balanced(image: np.ndarray, cast: Cast) -> np.ndarray:
+    """`image` with red and blue scaled so its tile white is the renders' (green kept; clipped to 0–255)."""
+    gains = np.array([np.exp(-cast.red), 1.0, np.exp(-cast.blue)], np.float32)
+    return np.clip(image.astype(np.float32) * gains, 0, 255).astype(np.uint8)
