@@ -133,8 +133,8 @@ class _ReadsInLight:
 
         probs, flips = self.faces.classify_tiles(image, frame, frame_boxes, sideways)
         for n, fb in enumerate(frame_boxes):
-            x1, y1, x2, y2 = self.boxes[self.faces.nearest(frame, fb)]
-            r, g, b = image[y1 + 4:y1 + 12, x1 + 4:x2 - 4].reshape(-1, 3).astype(float).mean(axis=0)
+            x1, y1, x2, _ = self.boxes[self.faces.nearest(frame, fb)]
+            _, g, b = image[y1 + 4:y1 + 12, x1 + 4:x2 - 4].reshape(-1, 3).astype(float).mean(axis=0)
             if not self.sure_when(np.log(b / g)):
                 probs[n, CLASS_INDEX[HAND[self.faces.nearest(frame, fb)]]], probs[n, CLASS_INDEX["9m"]] = 0.3, 0.6
         return probs, flips
@@ -152,7 +152,10 @@ def test_a_photo_under_a_warm_lamp_is_read_balanced():
     reading's boxes, balances the photo, reads it again and keeps that reading, and says so."""
     image, boxes = _hand_photo()
     warm = _cast(image, (1.15, 0.9, 0.6))
-    near_white = lambda blue: abs(blue - REFERENCE[1]) < 0.1  # noqa: E731
+
+    def near_white(blue: float) -> bool:
+        return abs(blue - REFERENCE[1]) < 0.1
+
     reading = _reader(boxes, near_white).read(warm)
     assert reading.sequence == " ".join(HAND) and reading.sure
     assert any(note.startswith("the light on the tiles was warm") for note in reading.notes), reading.notes

@@ -1,0 +1,36 @@
+"""datasets/measure_casts.py: how the colour-cast figures of session 56 are read (docs/vision.md, "Colour casts")."""
+from __future__ import annotations
+
+import measure_casts as mc
+import numpy as np
+
+from vision.colour import tile_white
+
+
+def test_a_cast_scales_each_channel_by_its_strength_and_is_saved_as_a_jpeg():
+    grey = np.full((64, 64, 3), 160, np.uint8)
+    full = mc.tinted(grey, "warm", 1.0)
+    assert abs(full[..., 0].mean() - 160 * 1.15) < 2 and abs(full[..., 2].mean() - 160 * 0.6) < 2
+    half = mc.tinted(grey, "cold", 0.5)
+    assert abs(half[..., 0].mean() - 160 * 0.9) < 2 and abs(half[..., 2].mean() - 160 * 1.1) < 2
+    assert np.array_equal(mc.tinted(grey, "green", 0.0), grey)  # strength 0: only the JPEG round trip (flat: exact)
+    red, blue, _ = tile_white(full, [(0, 0, 64, 64), (0, 0, 64, 64)])
+    assert abs(red - np.log(1.15 / 0.9)) < 0.02 and abs(blue - np.log(0.6 / 0.9)) < 0.02
+
+
+def test_a_rendered_photo_draws_the_same_cast_in_every_run():
+    draws = [mc.drawn_cast(f"images/train/p{i:06d}.jpg") for i in range(400)]
+    assert draws == [mc.drawn_cast(f"images/train/p{i:06d}.jpg") for i in range(400)]
+    assert {kind for kind, _ in draws} == set(mc.CASTS)
+    strengths = [s for _, s in draws]
+    assert min(strengths) >= 0.25 and max(strengths) <= 1.0 and np.std(strengths) > 0.15
+
+
+def test_figures_count_each_way_and_per_kind():
+    rows = [{"kind": "warm", "plain": False, "shipped": True, "balanced": True},
+            {"kind": "warm", "plain": True, "shipped": True, "balanced": True},
+            {"kind": "cold", "plain": True, "shipped": False, "balanced": True},
+            {"kind": "cold", "plain": False, "shipped": False, "balanced": False}]
+    f = mc.tally(rows)
+    assert f["all"] == {"photos": 4, "plain": 2, "shipped": 2, "gained": 1, "lost": 1, "balanced": 3}
+    assert f["warm"]["gained"] == 1 and f["warm"]["lost"] == 0 and f["cold"]["lost"] == 1
