@@ -2,9 +2,9 @@
 
 The detectors and the classifier learned from renders whose light is near white (each channel's gain within a few
 per cent: `tsumo_synth.scene`), so a photo under a warm lamp or a cold screen is read worse, and badly once the cast
-is strong: real-dev's photos tinted as a tungsten bulb tints them (red ×1.075, green ×0.95, blue ×0.8, half of a
-bulb's cast left after a phone's white balance) lost three of four readings, the detector boxing 3 of 27 tiles of
-one (session 56, docs/vision.md "Colour casts"). Tiles are the one thing in every photo whose colour is known, ivory
+is strong: real-dev's photos tinted as a tungsten bulb tints them (red ×1.15, green ×0.9, blue ×0.6) lost three of
+four readings, the detector's boxes on one falling from 27 to 3, and at half that cast two of four (session 56,
+docs/vision.md "Colour casts"). Tiles are the one thing in every photo whose colour is known, ivory
 to white, so the light's colour is read off their faces: the brightest part of each box the reader found (the face's
 body, not its ink) gives a colour, and their median is the photo's tile white. A photo whose tile white is further
 than CAST_LIMIT from the renders' own is scaled, channel by channel, until it matches, and read again.
@@ -23,8 +23,9 @@ from vision.classes import BACK
 # −0.27 … −0.01); toby_test the warmest, and read right.
 REFERENCE = (0.012, -0.030)
 # Balanced when the tile white lies further than this from REFERENCE (the distance in those log units). The renders'
-# own spread: 95 % of the tune photos within 0.16 / 0.24, 99 % within 0.23 / 0.70 (a photo's brightest boxes there
-# are sometimes coloured backs). Chosen on the tune sets, see docs/vision.md "Colour casts".
+# own spread: 95 % of each uncast tune set's photos within 0.17-0.19, 99 % within 0.21-0.24 (a photo's surest boxes
+# there are now and then coloured backs or a tinted face set). Chosen on the tune sets, see docs/vision.md "Colour
+# casts".
 CAST_LIMIT = 0.25
 FACE_SHARE = 0.4  # the brightest share of a box's inner pixels taken as its face's body
 INNER = 0.2  # a box's inner part: this much of its width and height left off each side (edges, table)
