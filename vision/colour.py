@@ -33,7 +33,10 @@ CLIPPED = 250  # pixels with a channel this bright or more say nothing of the li
 UNCLIPPED = 0.5  # a box with fewer of its inner pixels under CLIPPED than this share is not measured
 MOST_TILES = 12  # the boxes the detector scored highest are measured
 SAMPLE = 1024  # about this many of a box's inner pixels are looked at (strided): ~1 ms a photo at any size
-FEWEST_TILES = 2  # fewer boxes than this measure nothing
+# Fewer boxes measured than this measure nothing: a median of two is no median. Session 56, the two tune sets under
+# drawn casts (tune10_x3 / tune9_x3): 2 -> 250 / 170, 3 -> 251 / 170, 4 -> 251 / 169. Asking also that at least
+# half of the boxes be measured (an overexposed photo's few unclipped faces are its darker ones) read 250 / 168.
+FEWEST_TILES = 3
 
 
 @dataclass(frozen=True)
@@ -49,15 +52,10 @@ class Cast:
         return float(np.hypot(self.red, self.blue))
 
     def describe(self) -> str:
-        """A few words for the reading's notes (warm: red up, blue down; cold the other way; else a tint)."""
-        if self.red > 0 > self.blue:
-            kind = "warm"
-        elif self.blue > 0 > self.red:
-            kind = "cold"
-        elif self.red < 0 and self.blue < 0:
-            kind = "green"
-        else:
-            kind = "magenta"
+        """A few words for the reading's notes: the cast's hue, one of eight (warm: red up and blue down, as under a
+        bulb; cold the other way; yellow: blue down alone; …), and its ratios."""
+        sector = round(np.degrees(np.arctan2(self.blue, self.red)) / 45) % 8
+        kind = ("red", "magenta", "blue", "cold", "cyan", "green", "yellow", "warm")[sector]
         return f"{kind} (red/green {np.exp(self.red):.2f}, blue/green {np.exp(self.blue):.2f} of the renders' white)"
 
 

@@ -131,7 +131,7 @@ UPRIGHT_LOOK = True
 # read exactly unbalanced, of 261 / 173 uncast): balanced whenever measured, 252 / 167 (+20 -6, +7 -3); the cheaper
 # kept, 254 / 169 (+20 -4, +7 -1); margin 0.5 one loss more; -0.5 three gains and one loss fewer. Uncast, 4 of the
 # 900 photos of four tune sets are balanced, none read otherwise. `datasets/measure_casts.py`, another draw of casts:
-# tune sets 240 / 159 -> 250 / 170; real-dev's four photos under 16 casts 49 -> 57 of 68 exact.
+# tune sets 240 / 159 -> 251 / 170 (`colour.FEWEST_TILES` 3); real-dev's four photos under 16 casts 49 -> 57 of 68.
 BALANCE = True
 BALANCE_MARGIN = 0.0
 # A first reading laying out fewer tiles than this counts as read empty. 5 (tune sets, session 33) gained no exact
