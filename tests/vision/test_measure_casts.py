@@ -14,7 +14,7 @@ def test_a_cast_scales_each_channel_by_its_strength_and_is_saved_as_a_jpeg():
     half = mc.tinted(grey, "cold", 0.5)
     assert abs(half[..., 0].mean() - 160 * 0.9) < 2 and abs(half[..., 2].mean() - 160 * 1.1) < 2
     assert np.array_equal(mc.tinted(grey, "green", 0.0), grey)  # strength 0: only the JPEG round trip (flat: exact)
-    red, blue, _ = tile_white(full, [(0, 0, 64, 64), (0, 0, 64, 64)])
+    red, blue, _ = tile_white(full, [(0, 0, 64, 64)] * 3)
     assert abs(red - np.log(1.15 / 0.9)) < 0.02 and abs(blue - np.log(0.6 / 0.9)) < 0.02
 
 
