@@ -129,8 +129,8 @@ UPRIGHT_LOOK = True
 # more), and every look after it reads that photo. Session 56, two tune sets under random casts (tune10_x3 /
 # tune9_x3, each photo's gains drawn warm, cold, green or magenta at 0.25-1 of a tungsten-like strength: 238 / 163
 # read exactly unbalanced, of 261 / 173 uncast): balanced whenever measured, 252 / 167 (+20 -6, +7 -3); the cheaper
-# kept, 254 / 169 (+20 -4, +7 -1); margin 0.5 one loss more; -0.5 three gains and one loss fewer. Uncast, 4 of the
-# 900 photos of four tune sets are balanced, none read otherwise. `datasets/measure_casts.py`, another draw of casts:
+# kept, 254 / 169 (+20 -4, +7 -1); margin 0.5 one loss more; -0.5 three gains and one loss fewer. Uncast, at most 4
+# of the 900 photos of four tune sets are balanced, none read otherwise. `datasets/measure_casts.py`, another draw of casts:
 # tune sets 240 / 159 -> 251 / 170 (`colour.FEWEST_TILES` 3); real-dev's four photos under 16 casts 49 -> 57 of 68.
 BALANCE = True
 BALANCE_MARGIN = 0.0
