@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from eval_reading import load_set
 from reader_pool import job_map
 
 from vision.io import load_image
@@ -94,11 +95,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give rendered set folders, --real-dev FOLDER, or both")
     groups: dict[str, list[tuple]] = {}
     for folder in args.sets:
-        rows = [json.loads(x) for x in (folder / "labels.jsonl").read_text().splitlines() if x.strip()]
+        rows = load_set(folder)
         groups[str(folder)] = [(str(folder / r["image"]), r["sequence"], *drawn_cast(r["image"]), r.get("players", 4))
                                for r in rows]
     if args.real_dev:
-        rows = [json.loads(x) for x in (args.real_dev / "labels.jsonl").read_text().splitlines() if x.strip()]
+        rows = load_set(args.real_dev)
         groups[str(args.real_dev)] = [(str(args.real_dev / r["image"]), r["sequence"], "none", 0.0, 4) for r in rows] + [
             (str(args.real_dev / r["image"]), r["sequence"], kind, s, 4)
             for kind in CASTS for s in STRENGTHS for r in rows]

@@ -180,15 +180,12 @@ def turned_reader() -> PhotoReader:
 @pytest.mark.parametrize("name", ["lietxia_test.jpg", "lietxia_92345FF1.jpg", "lietxia_70008812.jpg", "toby_test.jpeg"])
 def test_real_dev_under_a_warm_lamp(shared_dir, turned_reader, name):
     """Session 56: a photo taken under a warm lamp (red ×1.11, green ×0.93, blue ×0.7, as left after a phone's white
-    balance, saved as JPEG 95) reads as the photo does: the light's colour is measured on the tiles and balanced
+    balance, saved as JPEG 95: `datasets/measure_casts.py`'s warm cast at 0.75) reads as the photo does: the light's colour is measured on the tiles and balanced
     away (`vision.colour`). Without it none of the four read exactly (`PhotoReader(balance=False)`)."""
-    import cv2
+    from measure_casts import tinted
 
     folder, labels = _labels(shared_dir)
     (obj,) = [o for o in labels if o["image"] == name]
-    warm = np.clip(load_image(folder / name) * np.array([1.1125, 0.925, 0.7], np.float32), 0, 255).astype(np.uint8)
-    ok, data = cv2.imencode(".jpg", cv2.cvtColor(warm, cv2.COLOR_RGB2BGR), [cv2.IMWRITE_JPEG_QUALITY, 95])
-    assert ok
-    reading = turned_reader.read(load_image(data.tobytes()))
+    reading = turned_reader.read(tinted(load_image(folder / name), "warm", 0.75))
     assert reading.sequence == obj["sequence"]
     assert any("warm" in note and "balanced" in note for note in reading.notes), reading.notes
