@@ -1,12 +1,14 @@
-"""How the shipped reader reads photos under coloured light, with and without balancing them (`vision/colour.py`).
+"""How the shipped reader reads photos under coloured or dim light, with and without balancing them (`vision/colour.py`).
 
-    python datasets/measure_casts.py --real-dev ../shared/data/real-dev          # 4 photos x 4 casts x 4 strengths
-    python datasets/measure_casts.py cache/synth/tune10_x3 --workers 2 --threads 1   # each photo under a random cast
+    python datasets/measure_casts.py --real-dev ../shared/data/real-dev          # 4 photos x 5 lights x 4 strengths
+    python datasets/measure_casts.py cache/synth/tune10_x3 --workers 2 --threads 1   # each photo under a random light
+    python datasets/measure_casts.py cache/synth/tune10_x3 --kinds dim             # ... drawn among these kinds only
 
-A cast is a gain per channel applied to the photo's RGB values and saved again as JPEG 95: `CASTS` gives each
-kind at full strength (warm is a tungsten bulb's cast as a phone without white balance would keep it); strength s
-scales each gain's distance from 1. A rendered set's photos each get one cast, its kind and strength (0.25-1) drawn
-from the photo's file name, so every run and checkout tints a photo alike. Each photo is read twice, by the same
+A light is a gain per channel applied to the photo's RGB values and saved again as JPEG 95: `CASTS` gives each
+kind at full strength (warm is a tungsten bulb's cast as a phone without white balance would keep it; dim, a quarter
+of the light a phone exposes for); strength s scales each gain's distance from 1. A rendered set's photos each get
+one light, its kind (among `--kinds`) and strength (0.25-1) drawn from the photo's file name, so every run and
+checkout tints a photo alike (session 56's draws, before dim: `--kinds cold green magenta warm`). Each photo is read twice, by the same
 models: `PhotoReader(balance=False)` and as shipped; the figures are the photos read exactly each way, the gains
 and losses, and how many the shipped reader balanced. Choose on tune sets; read a gate once.
 """
@@ -26,6 +28,7 @@ from eval_reading import load_set
 from reader_pool import job_map
 
 from vision.io import load_image
+from vision.pipeline import BALANCED_NOTE, PhotoReader
 
 # Full-strength RGB gains of each kind of light.
 CASTS: dict[str, tuple[float, float, float]] = {
@@ -33,6 +36,7 @@ CASTS: dict[str, tuple[float, float, float]] = {
     "cold": (0.8, 1.0, 1.2),
     "green": (0.9, 1.1, 0.9),
     "magenta": (1.1, 0.88, 1.1),
+    "dim": (0.25, 0.25, 0.25),
 }
 STRENGTHS = (0.25, 0.5, 0.75, 1.0)
 RANDOM_STRENGTH = (0.25, 1.0)
@@ -49,16 +53,15 @@ def tinted(image: np.ndarray, kind: str, strength: float) -> np.ndarray:
     return load_image(data.tobytes())
 
 
-def drawn_cast(name: str) -> tuple[str, float]:
-    """The cast a rendered photo gets: its kind and strength, drawn from a stable hash of its file name."""
+def drawn_cast(name: str, kinds: tuple[str, ...] = tuple(CASTS)) -> tuple[str, float]:
+    """The light a rendered photo gets: its kind (one of `kinds`) and strength, drawn from a stable hash of its file
+    name."""
     rng = np.random.default_rng(zlib.crc32(name.encode()))
-    kind = sorted(CASTS)[int(rng.integers(len(CASTS)))]
+    kind = sorted(kinds)[int(rng.integers(len(kinds)))]
     return kind, round(float(rng.uniform(*RANDOM_STRENGTH)), 3)
 
 
 def _readers(threads: int):
-    from vision.pipeline import PhotoReader
-
     shipped = PhotoReader(threads=threads)
     plain = PhotoReader(threads=threads, detector=shipped.detector, classifier=shipped.classifier,
                         closer=shipped.closer, alt=shipped.alt, third=shipped.third, balance=False)
@@ -71,7 +74,7 @@ def _read(readers, job: tuple[str, str, str, float, int]) -> dict:
     plain, shipped = (r.read(image, players=players) for r in readers)
     return {"photo": Path(path).name, "kind": kind, "strength": strength,
             "plain": plain.sequence == truth, "shipped": shipped.sequence == truth,
-            "balanced": any("colours balanced" in note for note in shipped.notes)}
+            "balanced": any(BALANCED_NOTE in note for note in shipped.notes)}
 
 
 def tally(rows: list[dict]) -> dict:
@@ -86,7 +89,9 @@ def tally(rows: list[dict]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sets", type=Path, nargs="*", help="rendered set folders (labels.jsonl): one random cast a photo")
-    ap.add_argument("--real-dev", type=Path, help="a real photo folder (labels.jsonl): every cast at every strength")
+    ap.add_argument("--real-dev", type=Path, help="a real photo folder (labels.jsonl): every light at every strength")
+    ap.add_argument("--kinds", nargs="+", choices=sorted(CASTS), default=sorted(CASTS),
+                    help="the kinds of light drawn or tried (default: all)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", type=Path, help="keep every photo's row here")
@@ -96,13 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     groups: dict[str, list[tuple]] = {}
     for folder in args.sets:
         rows = load_set(folder)
-        groups[str(folder)] = [(str(folder / r["image"]), r["sequence"], *drawn_cast(r["image"]), r.get("players", 4))
+        groups[str(folder)] = [(str(folder / r["image"]), r["sequence"], *drawn_cast(r["image"], tuple(args.kinds)),
+                                r.get("players", 4))
                                for r in rows]
     if args.real_dev:
         rows = load_set(args.real_dev)
         groups[str(args.real_dev)] = [(str(args.real_dev / r["image"]), r["sequence"], "none", 0.0, 4) for r in rows] + [
             (str(args.real_dev / r["image"]), r["sequence"], kind, s, 4)
-            for kind in CASTS for s in STRENGTHS for r in rows]
+            for kind in args.kinds for s in STRENGTHS for r in rows]
     out = {}
     with job_map(_readers, (args.threads,), _read, args.workers) as run:
         for name, jobs in groups.items():

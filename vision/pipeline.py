@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.colour import balanced, colour_cast
+from vision.colour import balanced, measure_light
 from vision.frame import turned_boxes
 from vision.quality import photo_warnings
 from vision.reading import Reading, read_hand
@@ -134,6 +134,7 @@ UPRIGHT_LOOK = True
 # tune sets 240 / 159 -> 251 / 170 (`colour.FEWEST_TILES` 3); real-dev's four photos under 16 casts 49 -> 57 of 68.
 BALANCE = True
 BALANCE_MARGIN = 0.0
+BALANCED_NOTE = "read with the photo balanced to the renders' light"
 # A first reading laying out fewer tiles than this counts as read empty. 5 (tune sets, session 33) gained no exact
 # reading over 1: two more plaid photos then show 6 and 9 tiles instead of 1, none right.
 UNSEEN_BELOW = 1
@@ -217,20 +218,19 @@ class PhotoReader:
             raise ValueError(f"players must be 3 or 4, not {players!r}")
         t0 = time.perf_counter()
         first = self._read_with(self.detector, self.closer, image, players)
-        cast = colour_cast(image, first.tiles) if self.balance else None
-        if cast is not None:
+        light = measure_light(image, first.tiles) if self.balance else None
+        if light is not None and light.off:
             t1 = time.perf_counter()
-            even = balanced(image, cast)
+            even = balanced(image, light)
             again = self._read_with(self.detector, self.closer, even, players)
             again.timings["balance_ms"] = (time.perf_counter() - t1) * 1000
             if _cost(again) <= _cost(first) + BALANCE_MARGIN:
                 image, first = even, again  # (every look, the upright one and the warnings see the balanced photo)
             else:
-                cast = None
+                light = None
         reading = self._read_looks(image, players, first)
-        if cast is not None:
-            reading.notes.append(f"the light on the tiles was {cast.describe()}: read with the photo's colours "
-                                 "balanced")
+        if light is not None and light.off:
+            reading.notes.append(f"the light on the tiles was {light.describe()}: {BALANCED_NOTE}")
         quarter = _quarter(reading)
         if self.upright and quarter and not reading.sure:
             t1 = time.perf_counter()

@@ -1,4 +1,5 @@
-"""datasets/measure_casts.py: how the colour-cast figures of session 56 are read (docs/vision.md, "Colour casts")."""
+"""datasets/measure_casts.py: how the colour-cast and dim-light figures are read (docs/vision.md, "Colour casts and dim
+light")."""
 from __future__ import annotations
 
 import measure_casts as mc
@@ -14,7 +15,7 @@ def test_a_cast_scales_each_channel_by_its_strength_and_is_saved_as_a_jpeg():
     half = mc.tinted(grey, "cold", 0.5)
     assert abs(half[..., 0].mean() - 160 * 0.9) < 2 and abs(half[..., 2].mean() - 160 * 1.1) < 2
     assert np.array_equal(mc.tinted(grey, "green", 0.0), grey)  # strength 0: only the JPEG round trip (flat: exact)
-    red, blue, _ = tile_white(full, [(0, 0, 64, 64)] * 3)
+    red, blue, _, _ = tile_white(full, [(0, 0, 64, 64)] * 3)
     assert abs(red - np.log(1.15 / 0.9)) < 0.02 and abs(blue - np.log(0.6 / 0.9)) < 0.02
 
 
@@ -22,6 +23,10 @@ def test_a_rendered_photo_draws_the_same_cast_in_every_run():
     draws = [mc.drawn_cast(f"images/train/p{i:06d}.jpg") for i in range(400)]
     assert draws == [mc.drawn_cast(f"images/train/p{i:06d}.jpg") for i in range(400)]
     assert {kind for kind, _ in draws} == set(mc.CASTS)
+    assert {mc.drawn_cast(f"p{i}.jpg", ("dim",))[0] for i in range(20)} == {"dim"}
+    assert {mc.drawn_cast(f"p{i}.jpg", ("warm", "cold"))[0] for i in range(20)} == {"warm", "cold"}
+    dim = mc.tinted(np.full((64, 64, 3), 160, np.uint8), "dim", 1.0)
+    assert abs(dim.mean() - 40) < 2
     strengths = [s for _, s in draws]
     assert min(strengths) >= 0.25 and max(strengths) <= 1.0 and np.std(strengths) > 0.15
 

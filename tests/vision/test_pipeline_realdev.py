@@ -186,6 +186,33 @@ def test_real_dev_under_a_warm_lamp(shared_dir, turned_reader, name):
 
     folder, labels = _labels(shared_dir)
     (obj,) = [o for o in labels if o["image"] == name]
-    reading = turned_reader.read(tinted(load_image(folder / name), "warm", 0.75))
+    photo = tinted(load_image(folder / name), "warm", 0.75)
+    reading = turned_reader.read(photo)
     assert reading.sequence == obj["sequence"]
     assert any("warm" in note and "balanced" in note for note in reading.notes), reading.notes
+    assert _unbalanced(turned_reader).read(photo).sequence != obj["sequence"]
+
+
+def _unbalanced(reader: PhotoReader) -> PhotoReader:
+    """`reader`'s models, read with `balance=False`."""
+    return PhotoReader(detector=reader.detector, classifier=reader.classifier, closer=reader.closer, alt=reader.alt,
+                       third=reader.third, balance=False)
+
+
+@pytest.mark.skipif(not (MODELS_DIR / "tile_detector.onnx").is_file() or not (MODELS_DIR / "tile_classifier.onnx").is_file(),
+                    reason="models not trained in this checkout")
+@pytest.mark.parametrize("name, unbalanced_reads", [("lietxia_test.jpg", False), ("lietxia_92345FF1.jpg", True),
+                                                    ("lietxia_70008812.jpg", False), ("toby_test.jpeg", False)])
+def test_real_dev_in_dim_light(shared_dir, turned_reader, name, unbalanced_reads):
+    """Session 57: a photo with a quarter of the light its phone exposed for (`datasets/measure_casts.py`'s dim light
+    at full strength, JPEG 95) reads as the photo does: the tiles' white is measured and the photo brightened until it
+    is the renders' (`vision.colour.DIM_LIMIT`). Without it, three of the four are misread."""
+    from measure_casts import tinted
+
+    folder, labels = _labels(shared_dir)
+    (obj,) = [o for o in labels if o["image"] == name]
+    photo = tinted(load_image(folder / name), "dim", 1.0)
+    reading = turned_reader.read(photo)
+    assert reading.sequence == obj["sequence"]
+    assert any("dim (the tiles' white 0.2" in note for note in reading.notes), reading.notes
+    assert (_unbalanced(turned_reader).read(photo).sequence == obj["sequence"]) is unbalanced_reads
