@@ -138,6 +138,7 @@ class PipelineFrameReader:
 
     def __init__(self, models_dir: Path | None = None, threads: int = 1, players: int = 4):
         from vision.detect import TileDetector  # heavy (onnxruntime): only where frames are read
+        from vision import colour
         from vision.pipeline import DETECTOR_FILE, MODELS_DIR, PhotoReader, _model
 
         mdir = Path(models_dir) if models_dir else MODELS_DIR
@@ -149,8 +150,10 @@ class PipelineFrameReader:
                                    warnings=False, upright=False)  # (warnings: a report of hands, not of frames)
         self.players = players
         digests = sorted(f"{p.name}:{_file_digest(p)}" for p in mdir.glob("*.onnx"))
+        # (the light balance's limits: frames cached before dim light was balanced, session 57, are read again)
+        light = f"cast{colour.CAST_LIMIT},dim{colour.DIM_LIMIT}" if self._reader.balance else "off"
         self.identity = (f"pipeline/players={players}/min_tiles={GATE_MIN_TILES}/row_faces={ROW_MIN_FACES}/"
-                         f"fusion=2/balance={int(self._reader.balance)}/") + ",".join(digests)
+                         f"fusion=2/balance={light}/") + ",".join(digests)
 
     def read(self, frame: Frame) -> FrameReading:
         boxes = self._detector.prime(frame.image)

@@ -132,6 +132,8 @@ UPRIGHT_LOOK = True
 # kept, 254 / 169 (+20 -4, +7 -1); margin 0.5 one loss more; -0.5 three gains and one loss fewer. Uncast, at most 4
 # of the 900 photos of four tune sets are balanced, none read otherwise. `datasets/measure_casts.py`, another draw of casts:
 # tune sets 240 / 159 -> 251 / 170 (`colour.FEWEST_TILES` 3); real-dev's four photos under 16 casts 49 -> 57 of 68.
+# Session 57, a photo dimmer than the renders (`colour.DIM_LIMIT`) is brightened the same way: the tune sets under
+# drawn dim light 239 / 157 -> 255 / 165, real-dev's four under four dim lights 12 -> 16 of 16.
 BALANCE = True
 BALANCE_MARGIN = 0.0
 BALANCED_NOTE = "read with the photo balanced to the renders' light"
@@ -171,8 +173,8 @@ class PhotoReader:
         shows nobody the warnings (the footage audit, frame after frame) turns it off.
         `upright`: read an unsure photo whose hand is turned a quarter or half way once more turned upright
         (UPRIGHT_LOOK); the footage audit, which takes no looks at a frame, turns it off too.
-        `balance`: read a photo whose light is coloured beyond the renders' again with its colours balanced
-        (BALANCE, `vision.colour`)."""
+        `balance`: read a photo whose light is coloured beyond the renders', or dimmer, again with the photo
+        balanced to their light (BALANCE, `vision.colour`)."""
         self.warnings = warnings
         self.upright = upright
         self.balance = balance
