@@ -8,9 +8,10 @@ A light is a gain per channel applied to the photo's RGB values and saved again 
 kind at full strength (warm is a tungsten bulb's cast as a phone without white balance would keep it; dim, a quarter
 of the light a phone exposes for); strength s scales each gain's distance from 1. A rendered set's photos each get
 one light, its kind (among `--kinds`) and strength (0.25-1) drawn from the photo's file name, so every run and
-checkout tints a photo alike (session 56's draws, before dim: `--kinds cold green magenta warm`). Each photo is read twice, by the same
-models: `PhotoReader(balance=False)` and as shipped; the figures are the photos read exactly each way, the gains
-and losses, and how many the shipped reader balanced. Choose on tune sets; read a gate once.
+checkout tints a photo alike (session 56's draws, before dim: `--kinds cold green magenta warm`). Each photo is
+read twice, by the same models: `PhotoReader(balance=False)` and as shipped; the figures are the photos read
+exactly each way, the gains and losses, and how many the shipped reader balanced. Choose on tune sets; read a gate
+once.
 """
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ def tally(rows: list[dict]) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("sets", type=Path, nargs="*", help="rendered set folders (labels.jsonl): one random cast a photo")
+    ap.add_argument("sets", type=Path, nargs="*", help="rendered set folders (labels.jsonl): one random light a photo")
     ap.add_argument("--real-dev", type=Path, help="a real photo folder (labels.jsonl): every light at every strength")
     ap.add_argument("--kinds", nargs="+", choices=sorted(CASTS), default=sorted(CASTS),
                     help="the kinds of light drawn or tried (default: all)")
@@ -102,8 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     for folder in args.sets:
         rows = load_set(folder)
         groups[str(folder)] = [(str(folder / r["image"]), r["sequence"], *drawn_cast(r["image"], tuple(args.kinds)),
-                                r.get("players", 4))
-                               for r in rows]
+                                r.get("players", 4)) for r in rows]
     if args.real_dev:
         rows = load_set(args.real_dev)
         groups[str(args.real_dev)] = [(str(args.real_dev / r["image"]), r["sequence"], "none", 0.0, 4) for r in rows] + [

@@ -221,6 +221,7 @@ class PhotoReader:
         t0 = time.perf_counter()
         first = self._read_with(self.detector, self.closer, image, players)
         light = measure_light(image, first.tiles) if self.balance else None
+        kept_balanced = False
         if light is not None and light.off:
             t1 = time.perf_counter()
             even = balanced(image, light)
@@ -228,10 +229,9 @@ class PhotoReader:
             again.timings["balance_ms"] = (time.perf_counter() - t1) * 1000
             if _cost(again) <= _cost(first) + BALANCE_MARGIN:
                 image, first = even, again  # (every look, the upright one and the warnings see the balanced photo)
-            else:
-                light = None
+                kept_balanced = True
         reading = self._read_looks(image, players, first)
-        if light is not None and light.off:
+        if kept_balanced:
             reading.notes.append(f"the light on the tiles was {light.describe()}: {BALANCED_NOTE}")
         quarter = _quarter(reading)
         if self.upright and quarter and not reading.sure:
