@@ -3,6 +3,7 @@
     python datasets/measure_casts.py --real-dev ../shared/data/real-dev          # 4 photos x 5 lights x 4 strengths
     python datasets/measure_casts.py cache/synth/tune10_x3 --workers 2 --threads 1   # each photo under a random light
     python datasets/measure_casts.py cache/synth/tune10_x3 --kinds dim             # ... drawn among these kinds only
+    python datasets/measure_casts.py --real-dev ../shared/data/real-dev --kinds warm --also dim   # both, 4 x 4 strengths
 
 A light is a gain per channel applied to the photo's RGB values and saved again as JPEG 95: `CASTS` gives each
 kind at full strength (warm is a tungsten bulb's cast as a phone without white balance would keep it; dim, a quarter
@@ -69,12 +70,15 @@ def _readers(threads: int):
     return plain, shipped
 
 
-def _read(readers, job: tuple[str, str, str, float, int]) -> dict:
-    path, truth, kind, strength, players = job
-    image = tinted(load_image(path), kind, strength) if strength else load_image(path)
+def _read(readers, job: tuple[str, str, tuple[tuple[str, float], ...], int]) -> dict:
+    """One photo under its `lights` (none, one, or one after another), read unbalanced and as shipped."""
+    path, truth, lights, players = job
+    image = load_image(path)
+    for kind, strength in lights:
+        image = tinted(image, kind, strength)
     plain, shipped = (r.read(image, players=players) for r in readers)
-    return {"photo": Path(path).name, "kind": kind, "strength": strength,
-            "plain": plain.sequence == truth, "shipped": shipped.sequence == truth,
+    return {"photo": Path(path).name, "kind": "+".join(k for k, _ in lights) or "none",
+            "strength": [s for _, s in lights], "plain": plain.sequence == truth, "shipped": shipped.sequence == truth,
             "balanced": any(BALANCED_NOTE in note for note in shipped.notes)}
 
 
@@ -93,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--real-dev", type=Path, help="a real photo folder (labels.jsonl): every light at every strength")
     ap.add_argument("--kinds", nargs="+", choices=sorted(CASTS), default=sorted(CASTS),
                     help="the kinds of light drawn or tried (default: all)")
+    ap.add_argument("--also", choices=sorted(CASTS), help="--real-dev: each photo under every kind of --kinds at "
+                    "every strength, then under this light too at every strength (a warm lamp in a dim room: "
+                    "--kinds warm --also dim)")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", type=Path, help="keep every photo's row here")
@@ -102,13 +109,15 @@ def main(argv: list[str] | None = None) -> int:
     groups: dict[str, list[tuple]] = {}
     for folder in args.sets:
         rows = load_set(folder)
-        groups[str(folder)] = [(str(folder / r["image"]), r["sequence"], *drawn_cast(r["image"], tuple(args.kinds)),
+        groups[str(folder)] = [(str(folder / r["image"]), r["sequence"], (drawn_cast(r["image"], tuple(args.kinds)),),
                                 r.get("players", 4)) for r in rows]
     if args.real_dev:
         rows = load_set(args.real_dev)
-        groups[str(args.real_dev)] = [(str(args.real_dev / r["image"]), r["sequence"], "none", 0.0, 4) for r in rows] + [
-            (str(args.real_dev / r["image"]), r["sequence"], kind, s, 4)
-            for kind in args.kinds for s in STRENGTHS for r in rows]
+        lights = [((kind, s),) for kind in args.kinds for s in STRENGTHS]
+        if args.also:
+            lights = [light + ((args.also, s),) for light in lights for s in STRENGTHS]
+        groups[str(args.real_dev)] = [(str(args.real_dev / r["image"]), r["sequence"], light, 4)
+                                      for light in [(), *lights] for r in rows]
     out = {}
     with job_map(_readers, (args.threads,), _read, args.workers) as run:
         for name, jobs in groups.items():

@@ -39,3 +39,33 @@ def test_figures_count_each_way_and_per_kind():
     f = mc.tally(rows)
     assert f["all"] == {"photos": 4, "plain": 2, "shipped": 2, "gained": 1, "lost": 1, "balanced": 3}
     assert f["warm"]["gained"] == 1 and f["warm"]["lost"] == 0 and f["cold"]["lost"] == 1
+
+
+def test_a_photo_is_read_under_each_of_its_lights_in_turn(tmp_path):
+    """`--also`: a warm lamp in a dim room is the warm light, then the dim one, each saved as a JPEG (as two phones'
+    worth of processing would); the row names both and says which reading was balanced."""
+    from types import SimpleNamespace
+
+    import cv2
+
+    from vision.pipeline import BALANCED_NOTE
+
+    path = tmp_path / "grey.png"
+    cv2.imwrite(str(path), np.full((64, 64, 3), 160, np.uint8))
+    seen = []
+
+    class Reader:
+        def __init__(self, notes):
+            self.notes = notes
+
+        def read(self, image, players):
+            seen.append(image.reshape(-1, 3).mean(axis=0))
+            return SimpleNamespace(sequence="1m" if self.notes else "2m", notes=self.notes)
+
+    readers = (Reader([]), Reader([f"the light on the tiles was dim: {BALANCED_NOTE}"]))
+    row = mc._read(readers, (str(path), "1m", (("warm", 1.0), ("dim", 1.0)), 4))
+    assert row == {"photo": "grey.png", "kind": "warm+dim", "strength": [1.0, 1.0], "plain": False, "shipped": True,
+                   "balanced": True}
+    r, g, b = seen[0]
+    assert abs(r - 160 * 1.15 * 0.25) < 2 and abs(g - 160 * 0.9 * 0.25) < 2 and abs(b - 160 * 0.6 * 0.25) < 2
+    assert mc._read(readers, (str(path), "2m", (), 4))["kind"] == "none"
