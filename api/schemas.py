@@ -207,12 +207,15 @@ class PhotoWarning(BaseModel):
 
     code: str = Field(
         description="greyscale (red fives and colour-told tiles unreliable), blurred (the hand's tiles are blurred: "
-                    "numerals may be misread), small_tiles (median hand tile under 20 px: unreliable), small_photo (no "
-                    "tile found in a photo too small to show a hand)")
+                    "numerals may be misread), dark (the tiles' white under 0.41 of a well-lit photo's: read less "
+                    "surely, brightened or not), small_tiles (median hand tile under 20 px: unreliable), small_photo "
+                    "(no tile found in a photo too small to show a hand)")
     message: str
     tile_px: int | None = Field(None, description="for small_tiles: the median long side of the hand's tiles, px")
     sharpness: float | None = Field(None, description="for blurred: the hand tiles' median sharpness "
                                                       "(vision.quality; blurred under 0.374)")
+    brightness: float | None = Field(None, description="for dark: the tiles' white against a well-lit photo's "
+                                                       "(vision.colour; dark under 0.41)")
 
 
 class PhotoReading(BaseModel):

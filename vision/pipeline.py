@@ -220,9 +220,9 @@ class PhotoReader:
             raise ValueError(f"players must be 3 or 4, not {players!r}")
         t0 = time.perf_counter()
         first = self._read_with(self.detector, self.closer, image, players)
-        light = measure_light(image, first.tiles) if self.balance else None
+        light = measure_light(image, first.tiles) if self.balance or self.warnings else None
         kept_balanced = False
-        if light is not None and light.off:
+        if self.balance and light is not None and light.off:
             t1 = time.perf_counter()
             even = balanced(image, light)
             again = self._read_with(self.detector, self.closer, even, players)
@@ -243,7 +243,7 @@ class PhotoReader:
                 reading = upright
             reading.timings["upright_ms"] = (time.perf_counter() - t1) * 1000
         if self.warnings:
-            reading.warnings = photo_warnings(image, reading)  # (said, never hidden: the reading is as read)
+            reading.warnings = photo_warnings(image, reading, light)  # (said, never hidden: the reading is as read)
         reading.timings["total_ms"] = (time.perf_counter() - t0) * 1000
         return reading
 

@@ -1,6 +1,6 @@
 """Warnings about the photo itself: what no reading step can make up for.
 
-A greyscale or blurred photo, or one whose tiles are only a few pixels tall, still gives a reading, often a
+A greyscale, blurred or dark photo, or one whose tiles are only a few pixels tall, still gives a reading, often a
 confident-looking one (the classifier reads *something* from every box), so the reader says what
 is wrong with the photo, measured, next to the reading (`Reading.warnings`, docs/vision.md).
 Nothing here changes a reading: the tiles, hand and costs are as read.
@@ -49,6 +49,13 @@ SMALL_PHOTO_PX = round(14 * 0.75 * SMALL_TILE_PX)
 # warnings") this one caught the most at that 2 %.
 SHARP_SIDE = 48
 BLUR_SHARPNESS = 0.374
+
+# Dark: the tiles' white (`vision.colour.Light.level`, log of its green against the renders') under this. The reader
+# brightens a photo from `colour.DIM_LIMIT` (0.3) on, and reads it about as well down to 0.55 of the renders' light;
+# darker, the levels a JPEG kept are too few. Session 57, tune10_x3 / tune9_x3 each under a drawn dim light (500
+# photos), read exactly as shipped against the same photos lit: at 0.55-0.74 of the light 88 % / 88 %, 0.41-0.55 84 %
+# / 86 %, 0.30-0.41 82 % / 87 %, under 0.30 82 % / 93 %. So the warning starts at 0.41 (log -0.9).
+DARK_LEVEL = -0.9
 
 
 def colour_share(image: np.ndarray) -> float:
@@ -114,8 +121,9 @@ def tile_sharpness(image: np.ndarray, reading, used: list[int] | None = None) ->
     return median_sharpness(image, [t.box for t in _measured_tiles(reading, used)])
 
 
-def photo_warnings(image: np.ndarray, reading) -> list[dict]:
-    """What is wrong with the photo itself, as `Reading.warnings` entries ({code, message, …})."""
+def photo_warnings(image: np.ndarray, reading, light=None) -> list[dict]:
+    """What is wrong with the photo itself, as `Reading.warnings` entries ({code, message, …}). `light`: the light
+    measured on the tiles of the photo as taken (`vision.colour.measure_light`), if it was."""
     out: list[dict] = []
     used = reading.used
     if is_greyscale(image):
@@ -124,6 +132,11 @@ def photo_warnings(image: np.ndarray, reading) -> list[dict]:
             "the photo is greyscale: red fives cannot be told from plain fives, and tiles told apart by colour "
             "(the green and red dragons, the green sou) are often misread; check every tile, or retake the photo "
             "in colour" + (f" (read as red fives from their shape alone: {' '.join(red)})" if red else ""))})
+    if light is not None and light.level < DARK_LEVEL:
+        bright = float(np.exp(light.level))
+        out.append({"code": "dark", "brightness": round(bright, 2), "message": (
+            f"the photo is dark (its tiles' white {bright:.0%} as bright as a well-lit photo's): a photo this dark "
+            "reads less surely, brightened or not; check every tile, or retake the photo in more light")})
     px = tile_px(reading, used)
     # tiles under SMALL_TILE_PX are scaled up to be measured, which blurs them: small_tiles says what is wrong then
     sharp = tile_sharpness(image, reading, used) if px is not None and px >= SMALL_TILE_PX else None

@@ -314,7 +314,7 @@ class Reading:
     players: int = 4
     partial: dict | None = None  # the tiles read when they make no complete hand
     notes: list[str] = field(default_factory=list)
-    # what is wrong with the photo itself ({code, message, …}: greyscale, blurred, small_tiles, small_photo), measured by
+    # what is wrong with the photo itself ({code, message, …}: greyscale, blurred, dark, small_tiles, small_photo), measured by
     # `vision.quality.photo_warnings` after the reading (PhotoReader.read); it changes nothing read
     warnings: list[dict] = field(default_factory=list)
     error: str | None = None  # a message for people (None when a hand was read)

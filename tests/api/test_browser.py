@@ -708,10 +708,10 @@ def test_a_double_tap_on_a_tile_does_not_pick_the_tile_under_the_sheet(hands_ser
     page.context.close()
 
 
-@pytest.mark.parametrize("locale, words", [("en-US", ("greyscale", "blurred", "only 14 px")),
-                                           ("ja-JP", ("白黒写真", "ぶれて", "14ピクセル"))])
+@pytest.mark.parametrize("locale, words", [("en-US", ("greyscale", "blurred", "only 14 px", "is dark")),
+                                           ("ja-JP", ("白黒写真", "ぶれて", "14ピクセル", "暗い"))])
 def test_phone_page_shows_the_photos_warnings_first(server, browser, shared_dir, locale, words):
-    """`reading.warnings` (a greyscale photo, a blurred one, tiny tiles) is what the player must see before trusting the
+    """`reading.warnings` (a greyscale photo, a blurred one, tiny tiles, a dark one) is what the player must see before trusting the
     tiles: shown first in the status, in the page's language, styled as an alert; a photo without
     warnings shows none."""
     import httpx2 as httpx
@@ -724,7 +724,8 @@ def test_phone_page_shows_the_photos_warnings_first(server, browser, shared_dir,
     for answer, expect in ((body, False), ({**body, "reading": {**body["reading"], "warnings": [
             {"code": "greyscale", "message": "the photo is greyscale"},
             {"code": "blurred", "message": "blurry", "sharpness": 0.2},
-            {"code": "small_tiles", "message": "tiny", "tile_px": 14}]}}, True)):
+            {"code": "small_tiles", "message": "tiny", "tile_px": 14},
+            {"code": "dark", "message": "dim", "brightness": 0.3}]}}, True)):
         context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True,
                                       locale=locale)
         page = context.new_page()

@@ -5,8 +5,17 @@ import numpy as np
 import pytest
 
 from vision.classes import BACK
-from vision.colour import (CAST_LIMIT, DIM_LIMIT, MOST_GAIN, REFERENCE, REFERENCE_GREEN, Light, balanced,
-                           measure_light, tile_white)
+from vision.colour import (
+    CAST_LIMIT,
+    DIM_LIMIT,
+    MOST_GAIN,
+    REFERENCE,
+    REFERENCE_GREEN,
+    Light,
+    balanced,
+    measure_light,
+    tile_white,
+)
 from vision.recognize import TileDetection
 
 IVORY = (202, 199, 193)  # a tile body near the renders' white (log r/g 0.015, log b/g −0.031), exposed as phones do
@@ -194,8 +203,8 @@ class _ReadsInLight:
 def _reader(boxes, sure_when, **kw):
     from vision.pipeline import PhotoReader
 
-    return PhotoReader(detector=_Boxes(boxes), classifier=_ReadsInLight(boxes, sure_when), looks=(), empty_looks=(),
-                       warnings=False, **kw)
+    kw.setdefault("warnings", False)
+    return PhotoReader(detector=_Boxes(boxes), classifier=_ReadsInLight(boxes, sure_when), looks=(), empty_looks=(), **kw)
 
 
 def test_a_photo_under_a_warm_lamp_is_read_balanced():
@@ -230,6 +239,22 @@ def test_a_photo_in_dim_light_is_read_brightened():
     assert _reader(boxes, lit, balance=False).read(dim).hand is None
     plain = _reader(boxes, lit).read(image)  # (lit as the renders: no word of light)
     assert plain.sure and not any("light on the tiles" in note for note in plain.notes), plain.notes
+
+
+@pytest.mark.parametrize("light, dark", [(0.3, True), (0.5, False), (1.0, False)])
+def test_a_photo_darker_than_the_reader_mends_is_warned_of(light, dark):
+    """Brightened, a photo with under 0.41 of the renders' light still reads worse (`quality.DARK_LEVEL`): its reading
+    says so in `warnings`, whether or not it was balanced; half the light is brightened and read without a word."""
+    image, boxes = _hand_photo()
+    photo = _cast(image, (light, light, light))
+    for balance in (True, False):
+        reading = _reader(boxes, lambda r, g, b: True, warnings=True, balance=balance).read(photo)
+        warned = [w for w in reading.warnings if w["code"] == "dark"]
+        assert bool(warned) is dark, reading.warnings
+        if dark:
+            assert warned[0]["brightness"] == pytest.approx(photo[75, 25, 1] / REFERENCE_GREEN, abs=0.01)
+            assert "retake the photo in more light" in warned[0]["message"]
+    assert not _reader(boxes, lambda r, g, b: True).read(photo).warnings  # (warnings=False: nothing measured)
 
 
 def test_the_photo_as_taken_is_kept_when_it_reads_cheaper():

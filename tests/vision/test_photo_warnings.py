@@ -88,7 +88,7 @@ def test_the_footage_audit_reads_frames_without_photo_warnings(monkeypatch, real
     from audit.video import Frame
 
     calls = []
-    monkeypatch.setattr(pipeline, "photo_warnings", lambda image, reading: calls.append(1) or [])
+    monkeypatch.setattr(pipeline, "photo_warnings", lambda image, reading, light=None: calls.append(1) or [])
     folder, labels = real_dev
     frame = Frame(0, 0.0, load_image(folder / labels[0]["image"]))
     assert PipelineFrameReader(None, threads=1, players=4).read(frame).sequence

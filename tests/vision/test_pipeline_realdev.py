@@ -215,4 +215,5 @@ def test_real_dev_in_dim_light(shared_dir, turned_reader, name, unbalanced_reads
     reading = turned_reader.read(photo)
     assert reading.sequence == obj["sequence"]
     assert any("dim (the tiles' white 0.2" in note for note in reading.notes), reading.notes
+    assert [w["code"] for w in reading.warnings] == ["dark"]  # (a quarter of the light: past quality.DARK_LEVEL)
     assert (_unbalanced(turned_reader).read(photo).sequence == obj["sequence"]) is unbalanced_reads
