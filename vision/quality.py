@@ -12,6 +12,7 @@ import numpy as np
 
 from vision.boxes import long_sides
 from vision.classes import RED_FIVES
+from vision.colour import Light
 
 # Greyscale: a pixel counts as coloured when its three channels, less the photo's overall tint (the median of each
 # channel's offset from the pixel's mean: a white-balance cast, a warm lamp; not when the median pixel itself is
@@ -121,7 +122,7 @@ def tile_sharpness(image: np.ndarray, reading, used: list[int] | None = None) ->
     return median_sharpness(image, [t.box for t in _measured_tiles(reading, used)])
 
 
-def photo_warnings(image: np.ndarray, reading, light=None) -> list[dict]:
+def photo_warnings(image: np.ndarray, reading, light: Light | None = None) -> list[dict]:
     """What is wrong with the photo itself, as `Reading.warnings` entries ({code, message, …}). `light`: the light
     measured on the tiles of the photo as taken (`vision.colour.measure_light`), if it was."""
     out: list[dict] = []
