@@ -244,7 +244,7 @@ def test_a_photo_in_dim_light_is_read_brightened():
 @pytest.mark.parametrize("light, dark", [(0.3, True), (0.5, False), (1.0, False)])
 def test_a_photo_darker_than_the_reader_mends_is_warned_of(light, dark):
     """Brightened, a photo with under 0.41 of the renders' light still reads worse (`quality.DARK_LEVEL`): its reading
-    says so in `warnings`, whether or not it was balanced; half the light is brightened and read without a word."""
+    says so in `warnings`, whether or not it was balanced; half the light is brightened and read without a warning."""
     image, boxes = _hand_photo()
     photo = _cast(image, (light, light, light))
     for balance in (True, False):
