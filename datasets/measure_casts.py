@@ -63,11 +63,15 @@ def drawn_cast(name: str, kinds: tuple[str, ...] = tuple(CASTS)) -> tuple[str, f
     return kind, round(float(rng.uniform(*RANDOM_STRENGTH)), 3)
 
 
+def unbalanced(reader: PhotoReader) -> PhotoReader:
+    """A reader with `reader`'s models (loaded once) that reads with `balance=False`."""
+    return PhotoReader(detector=reader.detector, classifier=reader.classifier, closer=reader.closer, alt=reader.alt,
+                       third=reader.third, balance=False)
+
+
 def _readers(threads: int):
     shipped = PhotoReader(threads=threads)
-    plain = PhotoReader(threads=threads, detector=shipped.detector, classifier=shipped.classifier,
-                        closer=shipped.closer, alt=shipped.alt, third=shipped.third, balance=False)
-    return plain, shipped
+    return unbalanced(shipped), shipped
 
 
 def _read(readers, job: tuple[str, str, tuple[tuple[str, float], ...], int]) -> dict:

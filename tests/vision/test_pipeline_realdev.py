@@ -182,7 +182,7 @@ def test_real_dev_under_a_warm_lamp(shared_dir, turned_reader, name):
     """Session 56: a photo taken under a warm lamp (red ×1.11, green ×0.93, blue ×0.7, as left after a phone's white
     balance, saved as JPEG 95: `datasets/measure_casts.py`'s warm cast at 0.75) reads as the photo does: the light's colour is measured on the tiles and balanced
     away (`vision.colour`). Without it none of the four read exactly (`PhotoReader(balance=False)`)."""
-    from measure_casts import tinted
+    from measure_casts import tinted, unbalanced
 
     folder, labels = _labels(shared_dir)
     (obj,) = [o for o in labels if o["image"] == name]
@@ -190,13 +190,7 @@ def test_real_dev_under_a_warm_lamp(shared_dir, turned_reader, name):
     reading = turned_reader.read(photo)
     assert reading.sequence == obj["sequence"]
     assert any("warm" in note and "balanced" in note for note in reading.notes), reading.notes
-    assert _unbalanced(turned_reader).read(photo).sequence != obj["sequence"]
-
-
-def _unbalanced(reader: PhotoReader) -> PhotoReader:
-    """`reader`'s models, read with `balance=False`."""
-    return PhotoReader(detector=reader.detector, classifier=reader.classifier, closer=reader.closer, alt=reader.alt,
-                       third=reader.third, balance=False)
+    assert unbalanced(turned_reader).read(photo).sequence != obj["sequence"]
 
 
 @pytest.mark.skipif(not (MODELS_DIR / "tile_detector.onnx").is_file() or not (MODELS_DIR / "tile_classifier.onnx").is_file(),
@@ -207,7 +201,7 @@ def test_real_dev_in_dim_light(shared_dir, turned_reader, name, unbalanced_reads
     """Session 57: a photo with a quarter of the light its phone exposed for (`datasets/measure_casts.py`'s dim light
     at full strength, JPEG 95) reads as the photo does: the tiles' white is measured and the photo brightened until it
     is the renders' (`vision.colour.DIM_LIMIT`). Without it, three of the four are misread."""
-    from measure_casts import tinted
+    from measure_casts import tinted, unbalanced
 
     folder, labels = _labels(shared_dir)
     (obj,) = [o for o in labels if o["image"] == name]
@@ -216,4 +210,4 @@ def test_real_dev_in_dim_light(shared_dir, turned_reader, name, unbalanced_reads
     assert reading.sequence == obj["sequence"]
     assert any("dim (the tiles' white 0.2" in note for note in reading.notes), reading.notes
     assert [w["code"] for w in reading.warnings] == ["dark"]  # (a quarter of the light: past quality.DARK_LEVEL)
-    assert (_unbalanced(turned_reader).read(photo).sequence == obj["sequence"]) is unbalanced_reads
+    assert (unbalanced(turned_reader).read(photo).sequence == obj["sequence"]) is unbalanced_reads
